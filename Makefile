@@ -1,0 +1,47 @@
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+# Every target uses the project's own Node (>= 22) and the pinned tools first.
+export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+
+.PHONY: setup tools build lint typecheck test test-unit test-integration cluster-up cluster-down clean
+
+setup: tools node_modules/.installed
+
+tools:
+	dev/install-node.sh
+	dev/install-haproxy.sh
+	dev/install-tools.sh
+
+node_modules/.installed: package-lock.json | tools
+	npm ci --no-audit --no-fund
+	touch $@
+
+build: setup
+	tsc -p tsconfig.build.json
+
+lint: setup
+	eslint .
+	prettier --check .
+
+typecheck: setup
+	tsc -p tsconfig.json
+
+test-unit: setup
+	vitest run --project unit
+
+test-integration: build
+	vitest run --project integration
+
+## All set-up, then lint, typecheck, unit and integration tests.
+test: build lint typecheck
+	vitest run
+
+## The local control plane (etcd + kube-apiserver + hook-Job runner), left running.
+cluster-up: build
+	node dev/cluster-up.ts
+
+cluster-down:
+	node dev/cluster-down.ts
+
+clean:
+	rm -rf dist .cluster

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { describeError } from '../errors.ts';
+import { readPackageVersion } from '../version.ts';
+
+const program = new Command('haptic')
+  .description('HAProxy Template Ingress Controller: controller, agent, validator and certificates')
+  .showHelpAfterError()
+  .exitOverride((err) => {
+    // commander's own usage errors exit 2, like every other usage error of ours.
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  });
+
+program
+  .command('version')
+  .description('print the binary version (equal to the embedded chart version)')
+  .action(() => {
+    process.stdout.write(`${readPackageVersion()}\n`);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.stderr.write(`haptic: ${describeError(error)}\n`);
+  process.exitCode = 2;
+}

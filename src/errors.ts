@@ -1,0 +1,33 @@
+/**
+ * One error type for the whole product, with codes grouped by subsystem. Messages are full
+ * sentences that say what went wrong and how to fix it; the code lets callers branch.
+ */
+export const errorCodes = {
+  /** A command-line flag or environment variable is missing or malformed. */
+  USAGE_INVALID: 'HAPTIC_USAGE_INVALID',
+  /** A local tool (helm, kube-apiserver, etcd, haproxy) is missing or failed. */
+  TOOL_FAILED: 'HAPTIC_TOOL_FAILED',
+  /** The local control plane did not start or stop as expected. */
+  CLUSTER_FAILED: 'HAPTIC_CLUSTER_FAILED',
+  /** A Kubernetes API call failed for a reason other than a rule violation. */
+  KUBE_REQUEST_FAILED: 'HAPTIC_KUBE_REQUEST_FAILED',
+  /** The package or chart metadata is unreadable. */
+  METADATA_INVALID: 'HAPTIC_METADATA_INVALID',
+} as const;
+
+export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
+
+export class HapticError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'HapticError';
+    this.code = code;
+  }
+}
+
+/** Message of any thrown value, for logs and one-line CLI output. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
