@@ -7,6 +7,7 @@ cache=${HAPTIC_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/haptic-tools}
 bin="$root/.tools/bin"
 mkdir -p "$bin" "$cache"
 
+# Usage: dev/install-tools.sh [tool...]   (all tools when none is named)
 # tool name  module dir  package
 tools=(
   "kube-apiserver kubernetes k8s.io/kubernetes/cmd/kube-apiserver"
@@ -19,10 +20,12 @@ tools=(
 goversion=$(go env GOVERSION)
 for entry in "${tools[@]}"; do
   read -r name dir pkg <<<"$entry"
+  if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
   ldflags=-s
   if [ "$dir" = kubernetes ]; then
     # Stamp the release the module pins, so `--version` and the API's /version tell the truth.
-    release=$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" {print $3}' "$root/tools/$dir/go.mod")
+    release=$(go mod edit -json "$root/tools/$dir/go.mod" | node -e 'const m = JSON.parse(require("fs").readFileSync(0, "utf8")); process.stdout.write(m.Require.find((r) => r.Path === "k8s.io/kubernetes").Version)')
+    [ -n "$release" ] || { echo "tools/$dir/go.mod does not require k8s.io/kubernetes" >&2; exit 1; }
     ldflags="-s -X k8s.io/component-base/version.gitVersion=$release -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$release" | cut -d. -f2)"
   fi
   key=$(cat "$root/tools/$dir/go.mod" "$root/tools/$dir/go.sum" <(echo "$pkg $goversion $ldflags") | sha256sum | cut -c1-16)
@@ -30,8 +33,8 @@ for entry in "${tools[@]}"; do
   if [ ! -x "$target" ]; then
     echo "building $name ($pkg, key $key)" >&2
     start=$SECONDS
-    (cd "$root/tools/$dir" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$target.tmp" "$pkg")
-    mv -f "$target.tmp" "$target"
+    (cd "$root/tools/$dir" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$target.tmp.$$" "$pkg")
+    mv -f "$target.tmp.$$" "$target"  # atomic: a concurrent run sees all or nothing
     echo "built $name in $((SECONDS - start))s" >&2
   fi
   ln -sfn "$target" "$bin/$name"
