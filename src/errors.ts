@@ -13,6 +13,12 @@ export const errorCodes = {
   KUBE_REQUEST_FAILED: 'HAPTIC_KUBE_REQUEST_FAILED',
   /** The package or chart metadata is unreadable. */
   METADATA_INVALID: 'HAPTIC_METADATA_INVALID',
+  /** PEM or DER certificate data cannot be decoded (wrong block type, bad base64, bad ASN.1). */
+  PKI_CERTIFICATE_INVALID: 'HAPTIC_PKI_CERTIFICATE_INVALID',
+  /** A private key cannot be decoded, or uses an algorithm the product cannot sign with. */
+  PKI_KEY_INVALID: 'HAPTIC_PKI_KEY_INVALID',
+  /** A certificate cannot be issued with the given parameters (expired issuer, empty validity). */
+  PKI_ISSUE_INVALID: 'HAPTIC_PKI_ISSUE_INVALID',
 } as const;
 
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];

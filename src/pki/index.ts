@@ -1,0 +1,35 @@
+/** X.509 and keys for the product: issue, parse, verify. Pure apart from randomness. */
+export { x509 } from './x509.ts';
+export {
+  type CryptoKey,
+  type CryptoKeyPair,
+  type PublicKeySource,
+  decodePrivateKey,
+  encodePrivateKey,
+  generateKeyPair,
+  keyMatchesCertificate,
+  publicKeysEqual,
+} from './keys.ts';
+export {
+  type CertificateAuthority,
+  type CrossSignCaOptions,
+  type IssueCaOptions,
+  type IssueLeafOptions,
+  type IssuedCertificate,
+  type LeafRole,
+  backdateMs,
+  crossSignCa,
+  issueCa,
+  issueLeaf,
+  leafPurposes,
+} from './generate.ts';
+export { decodeCertificateChain, encodeCertificateChain } from './parse.ts';
+export {
+  type ChainFailureReason,
+  type ChainVerification,
+  type Purpose,
+  type VerifyChainOptions,
+  chainFailureReasons,
+  verifyChain,
+} from './chain.ts';
+export { certificateFingerprint } from './fingerprint.ts';

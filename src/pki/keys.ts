@@ -1,0 +1,113 @@
+/**
+ * Key pairs: generation (ECDSA P-256), PKCS#8 PEM encoding and decoding, and comparison of
+ * public keys. Decoding goes through Node's KeyObject so every PEM form Node's `tls` module
+ * accepts (PKCS#8, SEC1 "EC PRIVATE KEY", PKCS#1 "RSA PRIVATE KEY") is read the same way.
+ */
+import { KeyObject, createPrivateKey, createPublicKey, type webcrypto } from 'node:crypto';
+import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { x509 } from './x509.ts';
+
+/** A Web Crypto key (Node's type; the project compiles without the DOM library). */
+export type CryptoKey = webcrypto.CryptoKey;
+
+/** A Web Crypto key pair. */
+export type CryptoKeyPair = webcrypto.CryptoKeyPair;
+
+/** Algorithm of every key the product generates: ECDSA on P-256, signing with SHA-256. */
+export const keyAlgorithm = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+
+/** Signature algorithm the product uses with its ECDSA keys. */
+export const signingAlgorithm = { name: 'ECDSA', hash: 'SHA-256' } as const;
+
+/** Generates an extractable ECDSA P-256 key pair (extractable so it can be stored in a Secret). */
+export async function generateKeyPair(): Promise<CryptoKeyPair> {
+  return crypto.subtle.generateKey(keyAlgorithm, true, ['sign', 'verify']);
+}
+
+/** Encodes a private key as PKCS#8 PEM ("BEGIN PRIVATE KEY"), the form Node's `tls` reads. */
+export function encodePrivateKey(privateKey: CryptoKey): string {
+  return KeyObject.from(privateKey).export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+/** Web Crypto import parameters for a Node key, or a sentence saying why it is unsupported. */
+function importAlgorithm(
+  key: KeyObject,
+): webcrypto.EcKeyImportParams | webcrypto.RsaHashedImportParams | webcrypto.Algorithm | string {
+  switch (key.asymmetricKeyType) {
+    case 'ec': {
+      const curve = key.asymmetricKeyDetails?.namedCurve;
+      const namedCurve = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' }[
+        curve ?? ''
+      ];
+      return namedCurve === undefined
+        ? `the elliptic curve ${curve ?? '(unnamed)'} is not supported; use P-256, P-384 or P-521`
+        : { name: 'ECDSA', namedCurve };
+    }
+    case 'rsa':
+      return { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
+    case 'ed25519':
+      return { name: 'Ed25519' };
+    default:
+      return `the key type ${key.asymmetricKeyType ?? '(unknown)'} is not supported; use ECDSA P-256`;
+  }
+}
+
+/**
+ * Decodes a PEM private key (PKCS#8, SEC1 or PKCS#1) into a Web Crypto key pair; the public
+ * half is derived from the private key. Throws `PKI_KEY_INVALID` with the reason.
+ */
+export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey({
+      key: typeof pem === 'string' ? pem : Buffer.from(pem),
+      format: 'pem',
+    });
+  } catch (error) {
+    throw new HapticError(
+      errorCodes.PKI_KEY_INVALID,
+      `The private key is not a readable unencrypted PEM key (${describeError(error)}); supply a PKCS#8 "BEGIN PRIVATE KEY" block.`,
+      { cause: error },
+    );
+  }
+  const algorithm = importAlgorithm(privateKey);
+  if (typeof algorithm === 'string') {
+    throw new HapticError(
+      errorCodes.PKI_KEY_INVALID,
+      `The private key cannot be used: ${algorithm}.`,
+    );
+  }
+  return {
+    privateKey: privateKey.toCryptoKey(algorithm, true, ['sign']),
+    publicKey: createPublicKey(privateKey).toCryptoKey(algorithm, true, ['verify']),
+  };
+}
+
+/** A public key in any of the forms the product holds one. */
+export type PublicKeySource = CryptoKey | x509.PublicKey | x509.X509Certificate;
+
+function toKeyObject(source: PublicKeySource): KeyObject {
+  if (source instanceof x509.X509Certificate || source instanceof x509.PublicKey) {
+    const spki = source instanceof x509.X509Certificate ? source.publicKey.rawData : source.rawData;
+    return createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
+  }
+  const key = KeyObject.from(source);
+  return key.type === 'private' ? createPublicKey(key) : key;
+}
+
+/** True when both sources hold the same public key (a private CryptoKey counts as its public half). */
+export function publicKeysEqual(a: PublicKeySource, b: PublicKeySource): boolean {
+  try {
+    return toKeyObject(a).equals(toKeyObject(b));
+  } catch {
+    return false;
+  }
+}
+
+/** True when the private key belongs to the certificate's public key. */
+export function keyMatchesCertificate(
+  privateKey: CryptoKey,
+  certificate: x509.X509Certificate,
+): boolean {
+  return publicKeysEqual(privateKey, certificate);
+}

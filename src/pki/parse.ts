@@ -1,0 +1,102 @@
+/**
+ * PEM bundles of certificates: decoding (leaf first, then intermediates; or a CA bundle) with
+ * errors that say which block is wrong, and encoding back to PEM. Everything decoded here is
+ * hostile input: sizes are bounded and every field later code reads is decoded up front, so a
+ * certificate that decodes here never throws when read.
+ */
+import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { certificateFacts } from './certificate-facts.ts';
+import { x509 } from './x509.ts';
+
+/** Largest PEM input accepted: the size limit of a Kubernetes Secret. */
+export const maxPemBytes = 1024 * 1024;
+
+/** Most certificates accepted in one bundle. */
+export const maxBundleCertificates = 256;
+
+const blockPattern = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
+const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function invalid(message: string, cause?: unknown): HapticError {
+  return new HapticError(
+    errorCodes.PKI_CERTIFICATE_INVALID,
+    message,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+function textOf(pem: string | Uint8Array): string {
+  return typeof pem === 'string'
+    ? pem
+    : Buffer.from(pem.buffer, pem.byteOffset, pem.byteLength).toString('latin1');
+}
+
+/** Decodes one DER certificate and reads every field once, so later reads cannot throw. */
+function decodeDer(der: Uint8Array, position: string): x509.X509Certificate {
+  try {
+    const certificate = new x509.X509Certificate(der);
+    // Decodes names, dates, extensions and the public key once (cached), and lets Node's
+    // native parser confirm the DER, so nothing read later can throw.
+    certificateFacts(certificate);
+    return certificate;
+  } catch (error) {
+    throw invalid(`${position} is not a valid X.509 certificate (${describeError(error)}).`, error);
+  }
+}
+
+/**
+ * Decodes a PEM bundle into certificates in their order (for `tls.crt`: leaf, then
+ * intermediates). Text outside PEM blocks is ignored, as openssl does. `what` names the data
+ * in messages, for example `tls.crt of Secret haptic/haptic-agent-identity`.
+ * Throws `PKI_CERTIFICATE_INVALID` when there is no certificate or any block is not one.
+ */
+export function decodeCertificateChain(
+  pem: string | Uint8Array,
+  what = 'The certificate data',
+): readonly [x509.X509Certificate, ...x509.X509Certificate[]] {
+  const size = typeof pem === 'string' ? Buffer.byteLength(pem) : pem.byteLength;
+  if (size > maxPemBytes) {
+    throw invalid(
+      `${what} is ${size} bytes, more than the ${maxPemBytes} bytes a certificate bundle may have.`,
+    );
+  }
+  const text = textOf(pem);
+  const inside = `${what.charAt(0).toLowerCase()}${what.slice(1)}`;
+  const certificates: x509.X509Certificate[] = [];
+  let consumed = 0;
+  for (const match of text.matchAll(blockPattern)) {
+    const [whole, label = '', body = '', endLabel = ''] = match;
+    const position = `PEM block ${certificates.length + 1} of ${inside}`;
+    if (text.slice(consumed, match.index).includes('-----BEGIN') || body.includes('-----')) {
+      throw invalid(`${position} has a BEGIN line without a matching END line.`);
+    }
+    consumed = match.index + whole.length;
+    if (label !== 'CERTIFICATE' || endLabel !== label) {
+      const found = label === endLabel ? `"${label}"` : `"${label}" ending as "${endLabel}"`;
+      throw invalid(`${position} is a ${found} block; expected only CERTIFICATE blocks.`);
+    }
+    const base64 = body.replace(/\s+/g, '');
+    if (base64.length === 0 || base64.length % 4 !== 0 || !base64Pattern.test(base64)) {
+      throw invalid(`${position} is not valid base64.`);
+    }
+    if (certificates.length === maxBundleCertificates) {
+      throw invalid(`${what} has more than ${maxBundleCertificates} certificates.`);
+    }
+    certificates.push(decodeDer(Buffer.from(base64, 'base64'), position));
+  }
+  if (text.slice(consumed).includes('-----BEGIN')) {
+    throw invalid(
+      `PEM block ${certificates.length + 1} of ${inside} has a BEGIN line without a matching END line.`,
+    );
+  }
+  const [first, ...rest] = certificates;
+  if (first === undefined) {
+    throw invalid(`${what} contains no PEM CERTIFICATE block.`);
+  }
+  return [first, ...rest];
+}
+
+/** Encodes certificates as a PEM bundle in the order given, one block after another. */
+export function encodeCertificateChain(certificates: readonly x509.X509Certificate[]): string {
+  return certificates.map((certificate) => `${certificate.toString('pem').trim()}\n`).join('');
+}
