@@ -12,9 +12,19 @@ if (!existsSync(pidFile)) {
 const pids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number).reverse();
 for (const pid of pids) killGroup(pid, 'SIGTERM');
 const deadline = Date.now() + 15_000;
-while (pids.some((pid) => killGroup(pid, 0)) && Date.now() < deadline) {
+while (pids.some(isRunning) && Date.now() < deadline) {
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 for (const pid of pids) killGroup(pid, 'SIGKILL');
 rmSync(pidFile);
 process.stdout.write('local cluster stopped\n');
+
+/** Alive and not a zombie (an exited child nobody has reaped yet holds no resources). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
