@@ -6,7 +6,9 @@ import { projectRoot } from './lib/tools.ts';
 
 const dir = join(projectRoot, '.cluster');
 if (existsSync(join(dir, 'pids'))) {
-  process.stderr.write('.cluster/pids exists: the cluster is already up (make cluster-down first).\n');
+  process.stderr.write(
+    '.cluster/pids exists: the cluster is already up (make cluster-down first).\n',
+  );
   process.exit(1);
 }
 rmSync(dir, { recursive: true, force: true });

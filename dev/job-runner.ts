@@ -6,7 +6,7 @@ if (kubeconfigPath === undefined || dir === undefined) {
   process.stderr.write('usage: node dev/job-runner.ts <kubeconfig> <dir>\n');
   process.exit(2);
 }
-const runner = await startJobRunner({ kubeconfigPath, dir });
+const runner = startJobRunner({ kubeconfigPath, dir });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     void runner.stop().then(() => process.exit(0));

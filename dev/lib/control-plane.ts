@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { generateClusterPki, type ClusterPki } from './cluster-pki.ts';
 import { freePort } from './free-port.ts';
+import { renderKubeconfig } from './kubeconfig.ts';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
 import { toolPath } from './tools.ts';
 
@@ -103,25 +103,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
 
 function adminKubeconfig(server: string, pki: ClusterPki): string {
   const b64 = (path: string): string => readFileSync(path).toString('base64');
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      { name: 'haptic-dev', cluster: { server, 'certificate-authority-data': b64(pki.caCert) } },
-    ],
-    users: [
-      {
-        name: 'haptic-dev-admin',
-        user: {
-          'client-certificate-data': b64(pki.adminCert),
-          'client-key-data': b64(pki.adminKey),
-        },
-      },
-    ],
-    contexts: [
-      { name: 'haptic-dev', context: { cluster: 'haptic-dev', user: 'haptic-dev-admin' } },
-    ],
-    'current-context': 'haptic-dev',
+  return renderKubeconfig({ server, caData: b64(pki.caCert) }, 'haptic-dev-admin', {
+    clientCertificateData: b64(pki.adminCert),
+    clientKeyData: b64(pki.adminKey),
   });
 }
 

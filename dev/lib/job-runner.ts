@@ -5,15 +5,15 @@ import {
   BatchV1Api,
   CoreV1Api,
   KubeConfig,
-  Watch,
   type V1Container,
   type V1EnvVar,
   type V1Job,
   type V1JobCondition,
   type V1PodSpec,
 } from '@kubernetes/client-node';
-import { stringify } from 'yaml';
 import { writeAtomicProjection } from './atomic-writer.ts';
+import { renderKubeconfig } from './kubeconfig.ts';
+import { startWatchLoop } from './watch-loop.ts';
 import { projectRoot } from './tools.ts';
 
 /** The container path of the haptic binary, mapped to the local build. */
@@ -44,7 +44,7 @@ class JobSetupError extends Error {}
  * authenticated as the Job's own ServiceAccount through a TokenRequest token, then writes a
  * Complete or Failed status. Only the haptic binary runs; anything else fails the Job.
  */
-export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunner> {
+export function startJobRunner(options: JobRunnerOptions): JobRunner {
   const kc = new KubeConfig();
   kc.loadFromFile(options.kubeconfigPath);
   const batch = kc.makeApiClient(BatchV1Api);
@@ -58,7 +58,6 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
   const started = new Set<string>();
   const running = new Set<Promise<void>>();
   let stopped = false;
-  let abort: AbortController | undefined;
 
   const record = (entry: Record<string, unknown>): void => {
     appendFileSync(logPath, `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
@@ -174,24 +173,12 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
     const cluster = kc.getCurrentCluster();
     writeFileSync(
       kubeconfig,
-      stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [
-          {
-            name: 'in-cluster',
-            cluster: { server: cluster?.server, 'certificate-authority-data': cluster?.caData },
-          },
-        ],
-        users: [{ name: serviceAccount, user: { token: token.status?.token } }],
-        contexts: [
-          {
-            name: 'in-cluster',
-            context: { cluster: 'in-cluster', user: serviceAccount, namespace },
-          },
-        ],
-        'current-context': 'in-cluster',
-      }),
+      renderKubeconfig(
+        { server: cluster?.server ?? '', caData: cluster?.caData ?? '' },
+        serviceAccount,
+        { token: token.status?.token ?? '' },
+        namespace,
+      ),
       { mode: 0o600 },
     );
     const podName = `${jobName}-runner`;
@@ -317,46 +304,27 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
     await batch.replaceNamespacedJobStatus({ name, namespace, body: job });
   };
 
-  const watchJobs = async (): Promise<void> => {
-    while (!stopped) {
+  record({ event: 'started' });
+  const watch = startWatchLoop<V1Job>(kc, {
+    path: '/apis/batch/v1/jobs',
+    relist: async () => {
       const list = await batch.listJobForAllNamespaces();
       for (const job of list.items) consider(job);
-      await new Promise<void>((resolve) => {
-        void new Watch(kc)
-          .watch(
-            '/apis/batch/v1/jobs',
-            { resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true },
-            (_phase: string, job: V1Job) => {
-              consider(job);
-            },
-            () => {
-              resolve();
-            },
-          )
-          .then(
-            (controller) => {
-              abort = controller;
-            },
-            () => {
-              resolve();
-            },
-          );
-      });
-      if (!stopped) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  };
-
-  record({ event: 'started' });
-  const loop = watchJobs().catch((error: unknown) => {
-    record({ event: 'watch failed', error: String(error) });
+      return list.metadata?.resourceVersion;
+    },
+    onEvent: (_phase, job) => {
+      consider(job);
+    },
+    onError: (error) => {
+      record({ event: 'list failed', error: String(error) });
+    },
   });
   return {
     logPath,
     async stop() {
       stopped = true;
-      abort?.abort();
+      await watch.stop();
       await Promise.allSettled([...running]);
-      await loop;
     },
   };
 }

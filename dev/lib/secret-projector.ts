@@ -1,5 +1,6 @@
-import { CoreV1Api, KubeConfig, Watch, type V1Secret } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { writeAtomicProjection } from './atomic-writer.ts';
+import { startWatchLoop } from './watch-loop.ts';
 
 export interface ProjectionTarget {
   /** The replica's volume directory (what the container sees at its mountPath). */
@@ -48,51 +49,26 @@ export async function projectSecret(
     });
   };
 
-  const initial = await core.readNamespacedSecret({ name, namespace });
-  apply(initial);
-  let stopped = false;
-  let abort: AbortController | undefined;
-  const watchOnce = (resourceVersion: string | undefined): Promise<void> =>
-    new Promise((resolve) => {
-      new Watch(kc)
-        .watch(
-          `/api/v1/namespaces/${namespace}/secrets`,
-          { fieldSelector: `metadata.name=${name}`, resourceVersion },
-          (phase: string, secret: V1Secret) => {
-            if (phase === 'ADDED' || phase === 'MODIFIED') apply(secret);
-          },
-          () => {
-            resolve();
-          },
-        )
-        .then(
-          (controller) => {
-            abort = controller;
-          },
-          () => {
-            resolve();
-          },
-        );
-    });
-  const loop = (async () => {
-    let version = initial.metadata?.resourceVersion;
-    while (!stopped) {
-      await watchOnce(version);
-      version = undefined;
-      if (!stopped) {
-        apply(await core.readNamespacedSecret({ name, namespace }).catch(() => initial));
-      }
-    }
-  })();
+  apply(await core.readNamespacedSecret({ name, namespace }));
+  const watch = startWatchLoop<V1Secret>(kc, {
+    path: `/api/v1/namespaces/${namespace}/secrets`,
+    query: { fieldSelector: `metadata.name=${name}` },
+    relist: async () => {
+      const secret = await core.readNamespacedSecret({ name, namespace });
+      apply(secret);
+      return secret.metadata?.resourceVersion;
+    },
+    onEvent: (phase, secret) => {
+      if (phase === 'ADDED' || phase === 'MODIFIED') apply(secret);
+    },
+  });
 
   return {
     async settled() {
       await Promise.all(chains);
     },
     async stop() {
-      stopped = true;
-      abort?.abort();
-      await loop;
+      await watch.stop();
       await Promise.all(chains);
     },
   };

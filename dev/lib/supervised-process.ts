@@ -24,15 +24,22 @@ export interface StartOptions {
   readonly ownerPid?: number | null;
 }
 
-// The watchdog: runs the command, and kills it when the owner disappears or on TERM.
+// The watchdog: runs the command, and stops it when the owner disappears or on TERM/INT:
+// SIGTERM, then SIGKILL after 5 s (kube-apiserver can hang in shutdown once etcd is gone).
 const watchdog = `
 owner=$1; shift
 "$@" &
 child=$!
-trap 'kill -TERM $child 2>/dev/null; wait $child; exit' TERM INT
-while kill -0 "$owner" 2>/dev/null && kill -0 "$child" 2>/dev/null; do sleep 0.5; done
-kill -TERM $child 2>/dev/null
-wait $child
+finish() {
+  kill -TERM $child 2>/dev/null
+  for _ in $(seq 50); do kill -0 $child 2>/dev/null || break; sleep 0.1; done
+  kill -KILL $child 2>/dev/null
+  wait $child
+  exit
+}
+trap finish TERM INT
+while kill -0 "$owner" 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.5; done
+finish
 `;
 
 export function startSupervised(options: StartOptions): SupervisedProcess {

@@ -1,0 +1,45 @@
+import { stringify } from 'yaml';
+
+export interface ClusterAccess {
+  readonly server: string;
+  /** Base64 PEM of the API server's CA. */
+  readonly caData: string;
+}
+
+export type Credentials =
+  | { readonly clientCertificateData: string; readonly clientKeyData: string }
+  | { readonly token: string };
+
+/** A single-context kubeconfig (YAML) for one cluster and one identity. */
+export function renderKubeconfig(
+  cluster: ClusterAccess,
+  user: string,
+  credentials: Credentials,
+  namespace?: string,
+): string {
+  const userEntry =
+    'token' in credentials
+      ? { token: credentials.token }
+      : {
+          'client-certificate-data': credentials.clientCertificateData,
+          'client-key-data': credentials.clientKeyData,
+        };
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: 'haptic-dev',
+        cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData },
+      },
+    ],
+    users: [{ name: user, user: userEntry }],
+    contexts: [
+      {
+        name: 'haptic-dev',
+        context: { cluster: 'haptic-dev', user, ...(namespace === undefined ? {} : { namespace }) },
+      },
+    ],
+    'current-context': 'haptic-dev',
+  });
+}

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { execa } from 'execa';
+import { inject } from 'vitest';
+import { renderKubeconfig } from '../../dev/lib/kubeconfig.ts';
+import { toolPath } from '../../dev/lib/tools.ts';
+
+/** Admin access to the run's shared control plane. */
+export function adminKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(inject('kubeconfig'));
+  return kc;
+}
+
+/** A fresh namespace for one test (names are unique per run). */
+export async function createTestNamespace(prefix: string): Promise<string> {
+  const name = `${prefix}-${randomBytes(3).toString('hex')}`.slice(0, 63);
+  await adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+export interface CommandResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+async function run(
+  command: string,
+  args: readonly string[],
+  input?: string,
+): Promise<CommandResult> {
+  const result = await execa(command, args, {
+    env: { KUBECONFIG: inject('kubeconfig') },
+    reject: false,
+    input: input ?? '',
+  });
+  return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs the pinned kubectl against the shared control plane; never throws on exit codes. */
+export function kubectl(args: readonly string[], input?: string): Promise<CommandResult> {
+  return run(toolPath('kubectl'), args, input);
+}
+
+/** Runs the pinned helm (v3 by default) against the shared control plane. */
+export function helm(
+  args: readonly string[],
+  binary: 'helm' | 'helm4' = 'helm',
+): Promise<CommandResult> {
+  return run(toolPath(binary), args);
+}
+
+export interface RunnerEntry {
+  readonly job: string;
+  readonly exitCode: number;
+  readonly message: string;
+}
+
+/** The Jobs the hook-Job runner ran, in order (optionally only one namespace's). */
+export function runnerEntries(namespace?: string): RunnerEntry[] {
+  return readFileSync(inject('runnerLog'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Partial<RunnerEntry>)
+    .flatMap(({ job, exitCode, message }) =>
+      job === undefined || exitCode === undefined || message === undefined
+        ? []
+        : [{ job, exitCode, message }],
+    )
+    .filter((e) => namespace === undefined || e.job.startsWith(`${namespace}/`));
+}
+
+/** stdout and stderr of a Job the runner ran (the stand-in for `kubectl logs job/<name>`). */
+export function jobLog(namespace: string, name: string): string {
+  return readFileSync(join(inject('jobsDir'), namespace, `${name}.log`), 'utf8');
+}
+
+/** A kubeconfig file that authenticates only with a ServiceAccount token (no admin certificate). */
+export async function serviceAccountKubeconfig(namespace: string, name: string): Promise<string> {
+  const kc = adminKubeConfig();
+  const token = await kc.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+    name,
+    namespace,
+    body: { spec: { audiences: [] } },
+  });
+  const cluster = kc.getCurrentCluster();
+  const path = join(mkdtempSync(join(tmpdir(), 'sa-kubeconfig-')), 'kubeconfig');
+  writeFileSync(
+    path,
+    renderKubeconfig(
+      { server: cluster?.server ?? '', caData: cluster?.caData ?? '' },
+      name,
+      { token: token.status?.token ?? '' },
+      namespace,
+    ),
+    { mode: 0o600 },
+  );
+  return path;
+}
