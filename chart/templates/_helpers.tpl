@@ -1,0 +1,131 @@
+{{/*
+Names, labels and images. Every name is truncated to 63 characters (52 for the CronJob,
+whose Jobs get an 11-character suffix). Release "haptic" yields the documented names:
+haptic-controller, haptic-haproxy, haptic-agent-renewal, haptic-haptic-pre-rollout.
+*/}}
+
+{{- define "haptic.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "haptic.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "<fullname>-<suffix>", truncated. Call with (list $ "suffix"). */}}
+{{- define "haptic.componentName" -}}
+{{- $root := index . 0 -}}
+{{- printf "%s-%s" (include "haptic.fullname" $root) (index . 1) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+Cluster-scoped objects (ClusterRole, ClusterRoleBinding, ValidatingWebhookConfiguration)
+carry the namespace too, so equal release names in two namespaces never collide.
+Call with (list $ "suffix").
+*/}}
+{{- define "haptic.clusterScopedName" -}}
+{{- $root := index . 0 -}}
+{{- printf "%s-%s-%s" $root.Release.Namespace (include "haptic.fullname" $root) (index . 1) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "haptic.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "haptic.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "haptic.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "haptic.labels" -}}
+helm.sh/chart: {{ include "haptic.chart" . }}
+{{ include "haptic.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: haptic
+{{- end -}}
+
+{{/* Labels of one component. Call with (list $ "component"). */}}
+{{- define "haptic.componentLabels" -}}
+{{ include "haptic.labels" (index . 0) }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end -}}
+
+{{/* Selector labels of one component. Call with (list $ "component"). */}}
+{{- define "haptic.componentSelectorLabels" -}}
+{{ include "haptic.selectorLabels" (index . 0) }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end -}}
+
+{{/* The haptic image (controller, agent, Jobs). */}}
+{{- define "haptic.image" -}}
+{{- $image := .Values.image -}}
+{{- if $image.digest -}}
+{{- printf "%s@%s" $image.repository $image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $image.repository (default .Chart.AppVersion $image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "haptic.haproxy.image" -}}
+{{- printf "%s:%s" .Values.haproxy.image.repository .Values.haproxy.image.tag -}}
+{{- end -}}
+
+{{/*
+Component names. The Deployments, the CronJob and the webhook Service are the documented
+ones; the pre-rollout Job is "<release>-<chart>-pre-rollout" whatever the overrides, as the
+GitOps guide's `kubectl logs job/haptic-haptic-pre-rollout` expects.
+*/}}
+{{- define "haptic.controller.fullname" -}}{{ include "haptic.componentName" (list . "controller") }}{{- end -}}
+{{- define "haptic.haproxy.fullname" -}}{{ include "haptic.componentName" (list . "haproxy") }}{{- end -}}
+{{- define "haptic.webhook.serviceName" -}}{{ include "haptic.componentName" (list . "webhook") }}{{- end -}}
+{{- define "haptic.crds.fullname" -}}{{ include "haptic.componentName" (list . "crds") }}{{- end -}}
+{{- define "haptic.agentBootstrap.fullname" -}}{{ include "haptic.componentName" (list . "agent-bootstrap") }}{{- end -}}
+{{- define "haptic.agentRenewal.fullname" -}}
+{{- printf "%s-agent-renewal" (include "haptic.fullname" .) | trunc 52 | trimSuffix "-" -}}
+{{- end -}}
+{{- define "haptic.preRollout.fullname" -}}
+{{- printf "%s-%s-pre-rollout" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- define "haptic.preRollout.valuesSecretName" -}}
+{{- printf "%s-values" (include "haptic.preRollout.fullname" . | trunc 56 | trimSuffix "-") -}}
+{{- end -}}
+
+{{/* Restricted security context shared by every haptic container. */}}
+{{- define "haptic.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+runAsNonRoot: true
+capabilities:
+  drop:
+    - ALL
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* Pod security context of haptic-only pods (controller and Jobs). */}}
+{{- define "haptic.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+fsGroup: 65532
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* imagePullSecrets of a pod spec, or nothing. */}}
+{{- define "haptic.imagePullSecrets" -}}
+{{- with .Values.imagePullSecrets -}}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end -}}
+{{- end -}}
