@@ -19,6 +19,12 @@ export const errorCodes = {
   PKI_KEY_INVALID: 'HAPTIC_PKI_KEY_INVALID',
   /** A certificate cannot be issued with the given parameters (expired issuer, empty validity). */
   PKI_ISSUE_INVALID: 'HAPTIC_PKI_ISSUE_INVALID',
+  /** helm rejected the release's values: values.schema.json, a chart rule, or unparseable YAML. */
+  RENDER_VALUES_INVALID: 'HAPTIC_RENDER_VALUES_INVALID',
+  /** helm could not render the chart for another reason (missing chart, template defect). */
+  RENDER_FAILED: 'HAPTIC_RENDER_FAILED',
+  /** helm's output is not a stream of Kubernetes objects. */
+  RENDER_OUTPUT_INVALID: 'HAPTIC_RENDER_OUTPUT_INVALID',
 } as const;
 
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
