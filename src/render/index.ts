@@ -1,0 +1,10 @@
+/** Chart rendering: `helm template` of the embedded chart → typed objects. */
+export { type ChartMetadata, embeddedChartDir, readChartMetadata } from './chart-metadata.ts';
+export { type HelmFailure, describeHelmFailure } from './helm-failure.ts';
+export {
+  type HookInfo,
+  type RenderedMetadata,
+  type RenderedObject,
+  parseManifest,
+} from './manifest.ts';
+export { type RenderChartOptions, type RenderedChart, renderChart } from './render-chart.ts';

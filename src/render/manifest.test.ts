@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { HapticError, errorCodes } from '../errors.ts';
+import { parseManifest } from './manifest.ts';
+
+const twoObjects = `---
+# Source: haptic/templates/a.yaml
+apiVersion: v1
+kind: Secret
+metadata:
+  name: one
+  namespace: haptic
+  labels:
+    app.kubernetes.io/component: controller
+---
+# Source: haptic/templates/b.yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: two
+  annotations:
+    helm.sh/hook: pre-install,pre-upgrade
+    helm.sh/hook-weight: "-15"
+    helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+spec:
+  template:
+    spec:
+      volumes:
+        - name: values
+          secret:
+            defaultMode: 0440
+`;
+
+describe('parseManifest', () => {
+  it('returns every object in helm order with its source template', () => {
+    const objects = parseManifest(twoObjects);
+    expect(objects.map((o) => [o.kind, o.metadata.name, o.source])).toEqual([
+      ['Secret', 'one', 'haptic/templates/a.yaml'],
+      ['Job', 'two', 'haptic/templates/b.yaml'],
+    ]);
+  });
+
+  it('reads metadata, leaving namespace out when the object has none', () => {
+    const [secret, job] = parseManifest(twoObjects);
+    expect(secret?.metadata).toEqual({
+      name: 'one',
+      namespace: 'haptic',
+      labels: { 'app.kubernetes.io/component': 'controller' },
+      annotations: {},
+    });
+    expect(job?.metadata).not.toHaveProperty('namespace');
+  });
+
+  it('reads hook events, weight and delete policies, and none for release objects', () => {
+    const [secret, job] = parseManifest(twoObjects);
+    expect(secret?.hook).toBeUndefined();
+    expect(job?.hook).toEqual({
+      events: ['pre-install', 'pre-upgrade'],
+      weight: -15,
+      deletePolicies: ['before-hook-creation', 'hook-succeeded'],
+    });
+  });
+
+  it('reads YAML 1.1 like Kubernetes does: 0440 is octal', () => {
+    const [, job] = parseManifest(twoObjects);
+    expect(job?.body).toMatchObject({
+      spec: { template: { spec: { volumes: [{ secret: { defaultMode: 0o440 } }] } } },
+    });
+  });
+
+  it('skips empty documents and returns nothing for empty output', () => {
+    expect(parseManifest('')).toEqual([]);
+    expect(parseManifest('---\n# Source: x/templates/empty.yaml\n---\n')).toEqual([]);
+  });
+
+  const invalid: readonly (readonly [string, string, RegExp])[] = [
+    [
+      'a document that is not a map',
+      '# Source: c/t.yaml\n- a\n',
+      /object from c\/t\.yaml is not a map/,
+    ],
+    ['an object without kind', 'apiVersion: v1\nmetadata: {name: x}\n', /has no kind/],
+    ['an object without apiVersion', 'kind: Secret\nmetadata: {name: x}\n', /has no apiVersion/],
+    [
+      'an object without a name',
+      'apiVersion: v1\nkind: Secret\nmetadata: {}\n',
+      /\(Secret\) has no metadata\.name/,
+    ],
+    [
+      'a label that is not a string',
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: x, labels: {on: yes}}\n',
+      /Secret x from an unnamed template: metadata\.labels\.true must be a string, not true; quote it/,
+    ],
+    [
+      'a hook weight that is not an integer',
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: x, annotations: {helm.sh/hook: pre-install, helm.sh/hook-weight: "1.5"}}\n',
+      /helm\.sh\/hook-weight "1\.5" is not an integer/,
+    ],
+    ['broken YAML', '# Source: c/broken.yaml\nkind: [\n', /invalid YAML in c\/broken\.yaml/],
+    [
+      'duplicate keys',
+      'apiVersion: v1\nkind: Secret\nkind: ConfigMap\nmetadata: {name: x}\n',
+      /invalid YAML/,
+    ],
+  ];
+  it.each(invalid)('rejects %s with RENDER_OUTPUT_INVALID', (_, manifest, message) => {
+    let thrown: unknown;
+    try {
+      parseManifest(manifest);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(HapticError);
+    expect(thrown).toMatchObject({ code: errorCodes.RENDER_OUTPUT_INVALID });
+    expect((thrown as Error).message).toMatch(message);
+  });
+});

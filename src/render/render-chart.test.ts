@@ -1,0 +1,160 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { toolPath } from '../../dev/lib/tools.ts';
+import { HapticError, errorCodes } from '../errors.ts';
+import { renderChart } from './render-chart.ts';
+
+async function renderError(promise: Promise<unknown>): Promise<HapticError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof HapticError) return error;
+    throw error;
+  }
+  throw new Error('expected renderChart to fail');
+}
+
+function tempFile(name: string, content: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'render-test-')), name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function valuesFile(content: string): string {
+  return tempFile('values.yaml', content);
+}
+
+describe.each(['helm', 'helm4'] as const)('renderChart with %s', (binary) => {
+  const helmBin = toolPath(binary);
+
+  it('renders the embedded chart into typed objects, hooks included', async () => {
+    const { objects } = await renderChart({ helmBin });
+    const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(names).toContain('Deployment/haptic-controller');
+    expect(names).toContain('Deployment/haptic-haproxy');
+    expect(names).toContain('CronJob/haptic-agent-renewal');
+    expect(names).toContain('Job/haptic-haptic-pre-rollout');
+    const job = objects.find((o) => o.metadata.name === 'haptic-haptic-pre-rollout');
+    expect(job?.hook?.events).toEqual(['pre-install', 'pre-upgrade']);
+    expect(job?.source).toBe('haptic/templates/pre-rollout-job.yaml');
+  });
+
+  it('gives byte-identical output for the same inputs', async () => {
+    const options = { helmBin, release: 'edge', namespace: 'ingress' };
+    const [first, second] = await Promise.all([renderChart(options), renderChart(options)]);
+    expect(second.manifest).toBe(first.manifest);
+    expect(second.objects).toEqual(first.objects);
+  });
+
+  it('uses the release name and namespace', async () => {
+    const { objects } = await renderChart({ helmBin, release: 'edge', namespace: 'ingress' });
+    const controller = objects.find((o) => o.kind === 'Deployment');
+    expect(controller?.metadata).toMatchObject({
+      name: 'edge-haptic-controller',
+      namespace: 'ingress',
+    });
+    expect(objects.some((o) => o.metadata.name === 'edge-haptic-pre-rollout')).toBe(true);
+  });
+
+  it('applies values files in order, then inline values', async () => {
+    const first = valuesFile('controller:\n  replicas: 3\nhaproxy:\n  replicas: 4\n');
+    const second = valuesFile('controller:\n  replicas: 5\n');
+    const { objects } = await renderChart({
+      helmBin,
+      valuesFiles: [first, second],
+      values: { haproxy: { replicas: 6 } },
+    });
+    const replicas = objects
+      .filter((o) => o.kind === 'Deployment')
+      .map((o) => [o.metadata.name, (o.body.spec as { replicas: number }).replicas]);
+    expect(replicas).toEqual([
+      ['haptic-controller', 5],
+      ['haptic-haproxy', 6],
+    ]);
+  });
+
+  it('renders crds/ only when asked', async () => {
+    const without = await renderChart({ helmBin });
+    const withCrds = await renderChart({ helmBin, includeCrds: true });
+    const crd = (objects: typeof without.objects) =>
+      objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name);
+    expect(crd(without.objects)).toEqual([]);
+    expect(crd(withCrds.objects)).toEqual(['haproxytemplateconfigs.haproxy-haptic.org']);
+  });
+
+  it("rejects unknown keys with helm's schema message", async () => {
+    const error = await renderError(renderChart({ helmBin, values: { controler: {} } }));
+    expect(error.code).toBe(errorCodes.RENDER_VALUES_INVALID);
+    expect(error.message).toContain("additional properties 'controler' not allowed");
+  });
+
+  it('reports every chart value rule at once', async () => {
+    const error = await renderError(
+      renderChart({ helmBin, values: { haproxy: { agent: { tls: { managed: false } } } } }),
+    );
+    expect(error.code).toBe(errorCodes.RENDER_VALUES_INVALID);
+    expect(error.message).toBe(
+      [
+        'invalid values for release "haptic":',
+        '- haproxy.agent.tls.serverSecretName is required when haproxy.agent.tls.managed is false: name the Secret that holds the agent identity (tls.crt, tls.key, ca.crt).',
+        '- haproxy.agent.tls.clientSecretName is required when haproxy.agent.tls.managed is false: name the Secret that holds the controller identity (tls.crt, tls.key, ca.crt).',
+      ].join('\n'),
+    );
+  });
+
+  it('rejects an unparseable values file as invalid values', async () => {
+    const error = await renderError(renderChart({ helmBin, valuesFiles: [valuesFile('a: [\n')] }));
+    expect(error.code).toBe(errorCodes.RENDER_VALUES_INVALID);
+    expect(error.message).toMatch(/^helm rejected the values of release "haptic": failed to parse/);
+  });
+
+  it('reports a missing chart as RENDER_FAILED', async () => {
+    const error = await renderError(renderChart({ helmBin, chartDir: '/nonexistent/chart' }));
+    expect(error.code).toBe(errorCodes.RENDER_FAILED);
+    expect(error.message).toBe(
+      'helm template failed for release "haptic": path "/nonexistent/chart" not found',
+    );
+  });
+});
+
+describe('renderChart without a usable helm', () => {
+  it('names an unreadable values file before running helm', async () => {
+    const error = await renderError(
+      renderChart({ helmBin: '/nonexistent/helm', valuesFiles: ['/nonexistent/values.yaml'] }),
+    );
+    expect(error.code).toBe(errorCodes.USAGE_INVALID);
+    expect(error.message).toMatch(/^values file \/nonexistent\/values\.yaml cannot be read/);
+  });
+
+  it('says how to fix a missing helm binary', async () => {
+    const error = await renderError(renderChart({ helmBin: '/nonexistent/helm' }));
+    expect(error.code).toBe(errorCodes.TOOL_FAILED);
+    expect(error.message).toMatch(
+      /^\/nonexistent\/helm could not run \(.*ENOENT.*\); install helm or set HELM_BIN to its path\.$/s,
+    );
+  });
+
+  it('stops a helm that takes too long', async () => {
+    const slow = tempFile('slow-helm', '#!/bin/sh\nexec sleep 5\n');
+    chmodSync(slow, 0o755);
+    const error = await renderError(renderChart({ helmBin: slow, timeoutMs: 200 }));
+    expect(error.code).toBe(errorCodes.TOOL_FAILED);
+    expect(error.message).toBe(
+      `${slow} template did not finish within 200 ms; check the helm binary.`,
+    );
+  });
+
+  it('uses HELM_BIN when no binary is given', async () => {
+    const saved = process.env.HELM_BIN;
+    process.env.HELM_BIN = '/nonexistent/helm-from-env';
+    try {
+      const error = await renderError(renderChart());
+      expect(error.message).toMatch(/^\/nonexistent\/helm-from-env could not run/);
+    } finally {
+      if (saved === undefined) delete process.env.HELM_BIN;
+      else process.env.HELM_BIN = saved;
+    }
+  });
+});
