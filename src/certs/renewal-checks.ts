@@ -15,6 +15,7 @@ import {
 import { type RenewalReason, type Violation, renewalReasons } from './reasons.ts';
 import type {
   CaRotation,
+  IdentityMaterial,
   IdentityRole,
   IdentityState,
   IssuerMaterial,
@@ -242,10 +243,7 @@ export const identityUnparsable: Check<IdentityContext> = (context) =>
 
 /** The checks below only speak about a decoded identity. */
 function onIdentity(
-  check: (
-    identity: Extract<IdentityState, { state: 'present' }>['material'],
-    context: IdentityContext,
-  ) => Violation | undefined,
+  check: (identity: IdentityMaterial, context: IdentityContext) => Violation | undefined,
 ): Check<IdentityContext> {
   return (context) =>
     context.identity.state === 'present' ? check(context.identity.material, context) : undefined;
@@ -260,16 +258,38 @@ export const identityKeyMismatch = onIdentity((identity, context) =>
       ),
 );
 
-const chainReasons: Record<ChainFailureReason, RenewalReason> = {
-  [chainFailureReasons.Empty]: renewalReasons.IdentityIssuerMismatch,
-  [chainFailureReasons.Expired]: renewalReasons.IdentityExpired,
-  [chainFailureReasons.NotYetValid]: renewalReasons.IdentityNotYetValid,
-  [chainFailureReasons.WrongPurpose]: renewalReasons.IdentityUsageMismatch,
-  [chainFailureReasons.NameMismatch]: renewalReasons.IdentityNameMismatch,
-  [chainFailureReasons.UnknownAuthority]: renewalReasons.IdentityIssuerMismatch,
-  [chainFailureReasons.NotCa]: renewalReasons.IdentityIssuerMismatch,
-  [chainFailureReasons.PathTooLong]: renewalReasons.IdentityIssuerMismatch,
-};
+/** The renewal reason and the finding, as a clause, for each way an identity fails to verify. */
+function chainFinding(
+  reason: ChainFailureReason,
+  identity: IdentityMaterial,
+  context: IdentityContext,
+): Violation {
+  const [leaf] = identity.chain;
+  switch (reason) {
+    case chainFailureReasons.Expired:
+      return violation(renewalReasons.IdentityExpired, `expired at ${leaf.notAfter.toISOString()}`);
+    case chainFailureReasons.NotYetValid:
+      return violation(
+        renewalReasons.IdentityNotYetValid,
+        `is not valid before ${leaf.notBefore.toISOString()}`,
+      );
+    case chainFailureReasons.WrongPurpose:
+      return violation(
+        renewalReasons.IdentityUsageMismatch,
+        `lacks the ${purposes[context.role]} extended key usage`,
+      );
+    case chainFailureReasons.NameMismatch:
+      return violation(
+        renewalReasons.IdentityNameMismatch,
+        `does not carry the configured name ${context.input.names[context.role]} as a DNS SAN`,
+      );
+    default:
+      return violation(
+        renewalReasons.IdentityIssuerMismatch,
+        `is not issued by the stored CA ${context.issuer.certificate.subject}`,
+      );
+  }
+}
 
 export const identityChainInvalid = onIdentity((identity, context) => {
   const result = verifyChain({
@@ -279,12 +299,9 @@ export const identityChainInvalid = onIdentity((identity, context) => {
     purpose: purposes[context.role],
     dnsName: context.input.names[context.role],
   });
-  return result.ok
-    ? undefined
-    : violation(
-        chainReasons[result.reason],
-        `${about(context)} does not verify against the stored CA (${clause(result.message)}); ${reissue(context)}`,
-      );
+  if (result.ok) return undefined;
+  const finding = chainFinding(result.reason, identity, context);
+  return violation(finding.reason, `${about(context)} ${finding.message}; ${reissue(context)}`);
 });
 
 export const identityTrustMismatch = onIdentity((identity, context) =>
