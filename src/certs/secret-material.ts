@@ -57,7 +57,9 @@ class Unparsable extends Error {}
 function bytesOf(data: SecretData, key: string, secret: string): Uint8Array | undefined {
   const value = data[key];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') return value;
+  if (value instanceof Uint8Array) return value;
+  if (typeof value !== 'string')
+    throw new Unparsable(`${key} of ${secret} is neither text nor bytes.`);
   const compact = value.replace(/\s+/g, '');
   if (compact.length % 4 !== 0 || !base64Pattern.test(compact)) {
     throw new Unparsable(`${key} of ${secret} is not valid base64.`);
