@@ -5,19 +5,20 @@
  */
 import type { Violation } from './reasons.ts';
 import { renewalReasons } from './reasons.ts';
+import { identityChecks, identityCleanupChecks } from './identity-checks.ts';
+import {
+  caRotationChecks,
+  issuerCleanupChecks,
+  nothingIssued,
+  refusalChecks,
+} from './issuer-checks.ts';
 import {
   type Check,
   type IdentityContext,
   type IssuedContext,
   type PolicyContext,
-  caRotationChecks,
   firstViolation,
-  identityChecks,
-  identityCleanupChecks,
-  issuerCleanupChecks,
-  nothingIssued,
-  refusalChecks,
-} from './renewal-checks.ts';
+} from './policy-chain.ts';
 import { type IdentityRole, type RenewalInput, identityRoles } from './renewal-input.ts';
 import { renewalTime } from './renewal-time.ts';
 

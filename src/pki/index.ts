@@ -33,3 +33,4 @@ export {
   verifyChain,
 } from './chain.ts';
 export { certificateFingerprint } from './fingerprint.ts';
+export { isSignedBy } from './certificate-facts.ts';
