@@ -2,9 +2,19 @@
  * What the default certificate provider's renewal Job must do, decided purely from the
  * Secrets' contents, the configuration and `now`. The Job acts on the decision, reads the
  * Secrets again and decides again, until the decision is `none` (or `refuse`).
+ *
+ * The protocol the decisions assume (keys in `secret-material.ts`):
+ * - Everything issued lasts `validityDays`, the CA included; leaves are clamped to their CA,
+ *   so the CA and the identities issued with it fall due together.
+ * - `rotate-ca` writes the issuer Secret first (new CA and key, generation + 1, the previous
+ *   CA, the new CA cross-signed by the previous one until `overlapUntil`, and that deadline),
+ *   then each identity: tls.crt = leaf + cross-signed CA, ca.crt = new CA, previous-ca.crt =
+ *   previous CA, previous-ca-until = `overlapUntil`. A Job interrupted after the first write
+ *   resumes with `reissue-identities` under the stored generation, never with another CA.
+ * - After the deadline peers stop trusting the previous CA on their own; `cleanup-previous-ca`
+ *   then removes the leftovers.
  */
-import type { Violation } from './reasons.ts';
-import { renewalReasons } from './reasons.ts';
+import { type RenewalReason, type Violation, renewalReasons } from './reasons.ts';
 import { identityChecks, identityCleanupChecks } from './identity-checks.ts';
 import {
   caRotationChecks,
@@ -49,7 +59,7 @@ export interface DecisionViolation extends Violation {
 export interface RenewalDecision {
   readonly action: RenewalAction;
   /** Reason of the first violation, or `UpToDate`. */
-  readonly reason: Violation['reason'];
+  readonly reason: RenewalReason;
   /** Sentence of the first violation, or the next renewal time when nothing is due. */
   readonly message: string;
   /** Identity Secrets the action writes: both for bootstrap and rotate-ca, the failing ones otherwise. */
