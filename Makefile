@@ -9,7 +9,7 @@ setup: tools node_modules/.installed
 
 tools:
 	dev/install-node.sh
-	dev/install-haproxy.sh
+	dev/install-system-packages.sh
 	dev/install-tools.sh
 
 node_modules/.installed: package-lock.json | tools

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests use when their command is missing:
+# haproxy (the real data plane), jq and openssl (the spec's shell procedures).
+set -euo pipefail
+missing=()
+for pair in haproxy:haproxy jq:jq openssl:openssl; do
+  command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The haproxy package starts a system service on :80 that we don't want; tests run their own.
+if [[ " ${missing[*]} " == *" haproxy "* ]]; then
+  $sudo systemctl disable --now haproxy >/dev/null 2>&1 || $sudo service haproxy stop >/dev/null 2>&1 || true
+fi
