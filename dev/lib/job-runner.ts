@@ -12,7 +12,7 @@ import {
   type V1PodSpec,
 } from '@kubernetes/client-node';
 import { writeAtomicProjection } from './atomic-writer.ts';
-import { renderKubeconfig } from './kubeconfig.ts';
+import { writeServiceAccountKubeconfig } from './kubeconfig.ts';
 import { startWatchLoop } from './watch-loop.ts';
 import { projectRoot } from './tools.ts';
 
@@ -158,28 +158,13 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     workDir: string,
   ): Promise<NodeJS.ProcessEnv> => {
     const serviceAccount = spec.serviceAccountName ?? 'default';
-    const token = await core
-      .createNamespacedServiceAccountToken({
-        name: serviceAccount,
-        namespace,
-        body: { spec: { audiences: [], expirationSeconds: 3600 } },
-      })
-      .catch((error: unknown) => {
+    const kubeconfig = join(workDir, 'kubeconfig');
+    await writeServiceAccountKubeconfig(kc, namespace, serviceAccount, kubeconfig).catch(
+      (error: unknown) => {
         throw new JobSetupError(
           `TokenRequest for ServiceAccount ${serviceAccount}: ${String(error)}`,
         );
-      });
-    const kubeconfig = join(workDir, 'kubeconfig');
-    const cluster = kc.getCurrentCluster();
-    writeFileSync(
-      kubeconfig,
-      renderKubeconfig(
-        { server: cluster?.server ?? '', caData: cluster?.caData ?? '' },
-        serviceAccount,
-        { token: token.status?.token ?? '' },
-        namespace,
-      ),
-      { mode: 0o600 },
+      },
     );
     const podName = `${jobName}-runner`;
     const env: NodeJS.ProcessEnv = {

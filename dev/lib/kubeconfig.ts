@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 
 export interface ClusterAccess {
@@ -42,4 +44,32 @@ export function renderKubeconfig(
     ],
     'current-context': 'haptic-dev',
   });
+}
+
+/**
+ * Asks the API for a token of a ServiceAccount (TokenRequest, as the kubelet does for a pod)
+ * and writes a kubeconfig at `path` that authenticates with that token only.
+ */
+export async function writeServiceAccountKubeconfig(
+  admin: KubeConfig,
+  namespace: string,
+  serviceAccount: string,
+  path: string,
+): Promise<void> {
+  const token = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+    name: serviceAccount,
+    namespace,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const cluster = admin.getCurrentCluster();
+  writeFileSync(
+    path,
+    renderKubeconfig(
+      { server: cluster?.server ?? '', caData: cluster?.caData ?? '' },
+      serviceAccount,
+      { token: token.status?.token ?? '' },
+      namespace,
+    ),
+    { mode: 0o600 },
+  );
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { inject } from 'vitest';
-import { renderKubeconfig } from '../../dev/lib/kubeconfig.ts';
+import { writeServiceAccountKubeconfig } from '../../dev/lib/kubeconfig.ts';
 import { toolPath } from '../../dev/lib/tools.ts';
 
 /** Admin access to the run's shared control plane. */
@@ -83,23 +83,7 @@ export function jobLog(namespace: string, name: string): string {
 
 /** A kubeconfig file that authenticates only with a ServiceAccount token (no admin certificate). */
 export async function serviceAccountKubeconfig(namespace: string, name: string): Promise<string> {
-  const kc = adminKubeConfig();
-  const token = await kc.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
-    name,
-    namespace,
-    body: { spec: { audiences: [] } },
-  });
-  const cluster = kc.getCurrentCluster();
   const path = join(mkdtempSync(join(tmpdir(), 'sa-kubeconfig-')), 'kubeconfig');
-  writeFileSync(
-    path,
-    renderKubeconfig(
-      { server: cluster?.server ?? '', caData: cluster?.caData ?? '' },
-      name,
-      { token: token.status?.token ?? '' },
-      namespace,
-    ),
-    { mode: 0o600 },
-  );
+  await writeServiceAccountKubeconfig(adminKubeConfig(), namespace, name, path);
   return path;
 }
