@@ -25,6 +25,16 @@ export const errorCodes = {
   RENDER_FAILED: 'HAPTIC_RENDER_FAILED',
   /** helm's output is not a stream of Kubernetes objects. */
   RENDER_OUTPUT_INVALID: 'HAPTIC_RENDER_OUTPUT_INVALID',
+  /** No Kubernetes client configuration: no --kubeconfig, KUBECONFIG, ~/.kube/config or Pod token. */
+  KUBE_CONFIG_MISSING: 'HAPTIC_KUBE_CONFIG_MISSING',
+  /** A write lost a race: the object changed since it was read, or was created meanwhile. */
+  KUBE_CONFLICT: 'HAPTIC_KUBE_CONFLICT',
+  /** The API server denied a request (RBAC); the message names the verb and the object. */
+  KUBE_FORBIDDEN: 'HAPTIC_KUBE_FORBIDDEN',
+  /** The certificate renewal refuses to act until an operator repairs the state it names. */
+  CERTS_REFUSED: 'HAPTIC_CERTS_REFUSED',
+  /** The certificate renewal did not reach a state with nothing to do (a defect). */
+  CERTS_NOT_CONVERGED: 'HAPTIC_CERTS_NOT_CONVERGED',
 } as const;
 
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
