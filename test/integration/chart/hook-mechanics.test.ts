@@ -1,0 +1,110 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { embeddedChartDir } from '../../../src/render/index.ts';
+import {
+  createTestNamespace,
+  helm,
+  jobLog,
+  kubectl,
+  runnerEntries,
+} from '../../support/cluster.ts';
+
+/**
+ * The chart's hook wiring (order, weights, delete policies, ServiceAccounts, the values
+ * Secret volume, what a failure leaves behind) with the hook commands replaced by stand-ins:
+ * `haptic version` succeeds; with image.tag "reject" the pre-rollout stand-in fails like a
+ * rejection. The commands themselves are tested by release-lifecycle.test.ts.
+ */
+function chartWithStandInHooks(): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'chart-stand-in-')), 'haptic');
+  cpSync(embeddedChartDir(), dir, { recursive: true });
+  const replace = (file: string, from: RegExp, to: string) => {
+    const path = join(dir, 'templates', file);
+    const text = readFileSync(path, 'utf8');
+    if (!from.test(text)) throw new Error(`${file} no longer matches ${String(from)}`);
+    writeFileSync(path, text.replace(from, to));
+  };
+  replace('crds-job.yaml', /- crds\n\s+- apply\n/, '- version\n');
+  replace(
+    'pre-rollout-job.yaml',
+    /- preflight\n(\s+- --[^\n]+\n)+/,
+    '- {{ ternary "no-such-command" "version" (eq .Values.image.tag "reject") }}\n',
+  );
+  replace(
+    '_certificates.tpl',
+    /- certificates\n- renew\n(- --[^\n]+\n)+- --validity-days=[^\n]+/,
+    '- version',
+  );
+  return dir;
+}
+
+async function deploymentState(ns: string): Promise<string> {
+  const result = await kubectl(['get', 'deployment', '-n', ns, '-o', 'json']);
+  const list = JSON.parse(result.stdout) as {
+    items: { metadata: { generation: number }; spec: unknown }[];
+  };
+  return JSON.stringify(list.items.map((d) => [d.metadata.generation, d.spec]));
+}
+
+describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
+  it('runs the hooks in order, removes them after success and keeps a rejected Job', async () => {
+    const chart = chartWithStandInHooks();
+    const ns = await createTestNamespace(`chart-wiring-${binary}`);
+    const base = [chart, '-n', ns, '--timeout', '60s', '--set', `ingressClass.name=${ns}`];
+    const completed = (job: string) => ({ job: `${ns}/${job}`, exitCode: 0, message: 'completed' });
+    const hooks = [
+      completed('haptic-crds'),
+      completed('haptic-haptic-pre-rollout'),
+      completed('haptic-agent-bootstrap'),
+    ];
+
+    const install = await helm(['install', 'haptic', ...base], binary);
+    expect(install.exitCode).toBe(0);
+    expect(runnerEntries(ns)).toEqual(hooks);
+    // hook-succeeded: no Job, values Secret or hook ServiceAccount is left behind.
+    expect((await kubectl(['get', 'jobs', '-n', ns, '-o', 'name'])).stdout).toBe('');
+    // (This control plane runs no controller-manager, so there is no default ServiceAccount.)
+    const accounts = await kubectl(['get', 'serviceaccounts', '-n', ns, '-o', 'name']);
+    expect(accounts.stdout.split('\n').sort()).toEqual([
+      'serviceaccount/haptic-agent-renewal',
+      'serviceaccount/haptic-controller',
+      'serviceaccount/haptic-haproxy',
+    ]);
+    const before = await deploymentState(ns);
+
+    const rejected = await helm(
+      ['upgrade', 'haptic', ...base, '--set', 'image.tag=reject', '--set', 'controller.replicas=5'],
+      binary,
+    );
+    expect(rejected.exitCode).not.toBe(0);
+    expect(rejected.stderr).toContain('haptic-haptic-pre-rollout');
+    expect(runnerEntries(ns).slice(3)).toEqual([
+      completed('haptic-crds'),
+      { job: `${ns}/haptic-haptic-pre-rollout`, exitCode: 2, message: 'exited with code 2' },
+    ]);
+    // The failed Job stays for `kubectl logs`; the release objects are untouched.
+    expect(jobLog(ns, 'haptic-haptic-pre-rollout')).toContain("unknown command 'no-such-command'");
+    const job = await kubectl([
+      'get',
+      'job',
+      'haptic-haptic-pre-rollout',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Failed")].status}',
+    ]);
+    expect(job.stdout).toBe('True');
+    expect(await deploymentState(ns)).toBe(before);
+
+    // A corrected forward upgrade replaces the failed Job and goes through.
+    const forward = await helm(
+      ['upgrade', 'haptic', ...base, '--set', 'controller.replicas=5'],
+      binary,
+    );
+    expect(forward.exitCode).toBe(0);
+    expect(runnerEntries(ns).slice(5)).toEqual(hooks);
+    expect(await deploymentState(ns)).not.toBe(before);
+  });
+});
