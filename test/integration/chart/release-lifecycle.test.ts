@@ -127,9 +127,21 @@ describe.skipIf(missing.length > 0)(
         expect(await secretData(ns, identitySecrets)).toBe(secrets);
         expect(await deploymentState(ns)).toBe(templates);
 
-        // A provider switch onto the existing Secrets is rejected before anything changes.
+        // A provider switch onto the existing Secrets (external mode taking over the default
+        // provider's identities; cert-manager would need its CRDs here) is rejected before
+        // anything changes.
         const rejected = await helm(
-          ['upgrade', 'haptic', ...base, '--set', 'haproxy.agent.tls.certManager.enabled=true'],
+          [
+            'upgrade',
+            'haptic',
+            ...base,
+            '--set',
+            'haproxy.agent.tls.managed=false',
+            '--set',
+            'haproxy.agent.tls.serverSecretName=haptic-agent-server-tls',
+            '--set',
+            'haproxy.agent.tls.clientSecretName=haptic-agent-client-tls',
+          ],
           binary,
         );
         expect(rejected.exitCode).not.toBe(0);
