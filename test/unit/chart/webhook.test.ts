@@ -90,6 +90,19 @@ describe.each(helmBinaries)('the ValidatingWebhookConfiguration rendered by %s',
     ]);
   });
 
+  it('never depends on the identity Secrets it guards to start serving', async () => {
+    const objects = await renderMode(binary, chartModes['gitops cert-manager']);
+    for (const name of ['haptic-controller', 'haptic-haproxy']) {
+      const { spec } = findObject(objects, 'Deployment', name).body as {
+        spec: {
+          template: { spec: { volumes: { name: string; secret?: { optional?: boolean } }[] } };
+        };
+      };
+      const agentTls = spec.template.spec.volumes.find((v) => v.name === 'agent-tls');
+      expect(agentTls?.secret?.optional).toBe(true);
+    }
+  });
+
   it('lets cert-manager inject the CA bundle', async () => {
     const objects = await renderMode(binary, chartModes['gitops cert-manager']);
     const configuration = findObject(
