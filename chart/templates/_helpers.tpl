@@ -1,6 +1,6 @@
 {{/*
-Names, labels and images. Every name is truncated to 63 characters (52 for the CronJob,
-whose Jobs get an 11-character suffix). Release "haptic" yields the documented names:
+Names, labels and images. Every name fits in 63 characters (52 for the CronJob, whose Jobs
+get an 11-character suffix), shortening the release part and keeping the component suffix. Release "haptic" yields the documented names:
 haptic-controller, haptic-haproxy, haptic-agent-renewal, haptic-haptic-pre-rollout.
 */}}
 
@@ -21,10 +21,26 @@ haptic-controller, haptic-haproxy, haptic-agent-renewal, haptic-haptic-pre-rollo
 {{- end -}}
 {{- end -}}
 
-{{/* "<fullname>-<suffix>", truncated. Call with (list $ "suffix"). */}}
+{{/*
+"<prefix>-<suffix>" in at most <max> characters. Too long, the prefix is shortened and
+followed by 8 hex digits of its SHA-256 (deterministic), never the suffix: names stay distinct
+however long the release or namespace name is. Call with (list "prefix" "suffix" max).
+*/}}
+{{- define "haptic.suffixedName" -}}
+{{- $prefix := index . 0 -}}
+{{- $suffix := index . 1 -}}
+{{- $max := int (index . 2) -}}
+{{- if le (add (len $prefix) (len $suffix) 1) $max -}}
+{{- printf "%s-%s" $prefix $suffix -}}
+{{- else -}}
+{{- $short := $prefix | trunc (int (sub $max (add (len $suffix) 10))) | trimSuffix "-" -}}
+{{- printf "%s-%s-%s" $short ($prefix | sha256sum | trunc 8) $suffix -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "<fullname>-<suffix>", at most 63 characters. Call with (list $ "suffix"). */}}
 {{- define "haptic.componentName" -}}
-{{- $root := index . 0 -}}
-{{- printf "%s-%s" (include "haptic.fullname" $root) (index . 1) | trunc 63 | trimSuffix "-" -}}
+{{- include "haptic.suffixedName" (list (include "haptic.fullname" (index . 0)) (index . 1) 63) -}}
 {{- end -}}
 
 {{/*
@@ -34,7 +50,7 @@ Call with (list $ "suffix").
 */}}
 {{- define "haptic.clusterScopedName" -}}
 {{- $root := index . 0 -}}
-{{- printf "%s-%s-%s" $root.Release.Namespace (include "haptic.fullname" $root) (index . 1) | trunc 63 | trimSuffix "-" -}}
+{{- include "haptic.suffixedName" (list (printf "%s-%s" $root.Release.Namespace (include "haptic.fullname" $root)) (index . 1) 63) -}}
 {{- end -}}
 
 {{- define "haptic.chart" -}}
@@ -91,13 +107,13 @@ GitOps guide's `kubectl logs job/haptic-haptic-pre-rollout` expects.
 {{- define "haptic.crds.fullname" -}}{{ include "haptic.componentName" (list . "crds") }}{{- end -}}
 {{- define "haptic.agentBootstrap.fullname" -}}{{ include "haptic.componentName" (list . "agent-bootstrap") }}{{- end -}}
 {{- define "haptic.agentRenewal.fullname" -}}
-{{- printf "%s-agent-renewal" (include "haptic.fullname" .) | trunc 52 | trimSuffix "-" -}}
+{{- include "haptic.suffixedName" (list (include "haptic.fullname" .) "agent-renewal" 52) -}}
 {{- end -}}
 {{- define "haptic.preRollout.fullname" -}}
-{{- printf "%s-%s-pre-rollout" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- include "haptic.suffixedName" (list (printf "%s-%s" .Release.Name .Chart.Name) "pre-rollout" 63) -}}
 {{- end -}}
 {{- define "haptic.preRollout.valuesSecretName" -}}
-{{- printf "%s-values" (include "haptic.preRollout.fullname" . | trunc 56 | trimSuffix "-") -}}
+{{- include "haptic.suffixedName" (list (printf "%s-%s" .Release.Name .Chart.Name) "pre-rollout-values" 63) -}}
 {{- end -}}
 
 {{/* Restricted security context shared by every haptic container. */}}

@@ -41,6 +41,25 @@ describe.each(helmBinaries)('rendering with %s', (binary) => {
     expect(names.filter((n) => /Webhook|Certificate\/|Issuer\//.test(n))).toEqual([]);
   });
 
+  it('keeps names distinct and within Kubernetes limits for the longest release names', async () => {
+    const release = 'a'.repeat(53);
+    const { objects } = await renderChart({
+      helmBin: toolPath(binary),
+      release,
+      namespace: 'n'.repeat(63),
+      values: { credentials: { existingSecret: 'creds' } },
+    });
+    const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(new Set(names).size).toBe(names.length);
+    for (const o of objects) {
+      expect(o.metadata.name.length, o.metadata.name).toBeLessThanOrEqual(
+        o.kind === 'CronJob' ? 52 : 63,
+      );
+    }
+    const renewal = objects.find((o) => o.kind === 'CronJob');
+    expect(renewal?.metadata.name).toMatch(/^a+-[0-9a-f]{8}-agent-renewal$/);
+  });
+
   it('creates the cert-manager CA, issuer and both identities, and no renewal Jobs', async () => {
     const objects = await renderMode(binary, chartModes['cert-manager']);
     const root = findObject(objects, 'Certificate', 'haptic-agent-ca');
