@@ -70,7 +70,7 @@ export function describeProvider(provider: SecretProvider): string {
     case 'cert-manager':
       return 'cert-manager';
     case 'external':
-      return 'an external owner (no provider marker)';
+      return 'an external owner';
     case 'conflicting':
       return 'both the default provider and cert-manager';
   }

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { chartDefaults, valuesOf } from '../../test/unit/validation/material.ts';
+import { planRelease, preRolloutNames } from './release-plan.ts';
+import { readReleaseValues } from './release-values.ts';
+import { coalesceValues } from './values-merge.ts';
+
+const defaults = chartDefaults();
+
+function plan(release: string, flat: Record<string, unknown> = {}) {
+  return planRelease(
+    release,
+    'haptic',
+    readReleaseValues(coalesceValues(valuesOf(flat), defaults)),
+  );
+}
+
+describe('release plan', () => {
+  it('names the documented resources for release haptic', () => {
+    const p = plan('haptic');
+    expect(p).toMatchObject({
+      fullname: 'haptic',
+      agentProvider: 'default',
+      controllerDeployment: 'haptic-controller',
+      haproxyDeployment: 'haptic-haproxy',
+      preRolloutJob: 'haptic-haptic-pre-rollout',
+      valuesSecret: 'haptic-haptic-pre-rollout-values',
+      peerNames: { server: 'haptic-agent', client: 'haptic-controller' },
+    });
+    expect(p.secrets.map((s) => [s.role, s.name, s.provider])).toEqual([
+      ['issuer', 'haptic-agent-ca', 'default'],
+      ['server', 'haptic-agent-server-tls', 'default'],
+      ['client', 'haptic-agent-client-tls', 'default'],
+    ]);
+  });
+
+  it('prefixes other release names with the chart name', () => {
+    expect(plan('edge').controllerDeployment).toBe('edge-haptic-controller');
+    expect(preRolloutNames('edge')).toEqual({
+      job: 'edge-haptic-pre-rollout',
+      valuesSecret: 'edge-haptic-pre-rollout-values',
+    });
+  });
+
+  it('gives cert-manager its Secrets, the webhook CA included but not readable', () => {
+    const p = plan('haptic', {
+      'haproxy.agent.tls.certManager.enabled': true,
+      'controller.webhook.certManager.enabled': true,
+    });
+    expect(p.secrets.map((s) => [s.role, s.name, s.provider, s.readable])).toEqual([
+      ['issuer', 'haptic-agent-ca', 'cert-manager', true],
+      ['server', 'haptic-agent-server-tls', 'cert-manager', true],
+      ['client', 'haptic-agent-client-tls', 'cert-manager', true],
+      ['webhook', 'haptic-webhook-tls', 'cert-manager', true],
+      ['webhook-ca', 'haptic-webhook-ca', 'cert-manager', false],
+      ['default-ssl', 'haptic-default-ssl-certificate', 'cert-manager', true],
+    ]);
+  });
+
+  it('has no issuer and no default names for external identities', () => {
+    const p = plan('haptic', {
+      'haproxy.agent.tls.managed': false,
+      'haproxy.agent.tls.serverSecretName': 'agent-id',
+      'credentials.existingSecret': 'creds',
+    });
+    expect(p.secrets.map((s) => [s.role, s.name, s.provider])).toEqual([
+      ['server', 'agent-id', 'external'],
+      ['credentials', 'creds', undefined],
+    ]);
+  });
+
+  it('truncates long names to 63 characters without a trailing dash', () => {
+    const release = 'a'.repeat(50);
+    expect(plan(release).controllerDeployment).toBe(`${release}-haptic-contro`.slice(0, 63));
+    expect(preRolloutNames('b'.repeat(49)).valuesSecret).toBe(`${'b'.repeat(49)}-haptic-values`);
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * What a release with these values manages: its certificate providers and the Secrets each
+ * one owns, with the names the chart derives (chart/templates/_helpers.tpl and
+ * _certificates.tpl). A test renders the chart and checks these names against it.
+ */
+import type { ReleaseValues } from './release-values.ts';
+import type { CertificateProvider } from './secret-provider.ts';
+
+/** The agent TLS provider of a release: exactly one. */
+export type AgentTlsProvider = 'legacy' | 'external' | 'cert-manager' | 'default';
+
+export type SecretRole =
+  'issuer' | 'server' | 'client' | 'credentials' | 'webhook' | 'webhook-ca' | 'default-ssl';
+
+export interface PlannedSecret {
+  readonly name: string;
+  readonly role: SecretRole;
+  /** The provider that writes it; undefined for the credentials Secret (no certificate). */
+  readonly provider: CertificateProvider | undefined;
+  /** The value key that names it, as messages quote it. */
+  readonly source: string;
+  /** Whether the pre-rollout Job reads it (its Role grants `get` on it). */
+  readonly readable: boolean;
+}
+
+export interface ReleasePlan {
+  readonly release: string;
+  readonly namespace: string;
+  readonly fullname: string;
+  readonly agentProvider: AgentTlsProvider;
+  readonly webhookSource: 'cert-manager' | 'external' | 'none';
+  /** Every Secret the release names, in the chart's order; empty names left out. */
+  readonly secrets: readonly PlannedSecret[];
+  /** DNS SANs of the agent (server) and controller (client) identities. */
+  readonly peerNames: { readonly server: string; readonly client: string };
+  readonly controllerDeployment: string;
+  readonly haproxyDeployment: string;
+  readonly webhookService: string;
+  readonly preRolloutJob: string;
+  readonly valuesSecret: string;
+}
+
+/** The chart's name (Chart.yaml). */
+export const chartName = 'haptic';
+
+/** sprig `trunc n | trimSuffix "-"`. */
+function truncate(name: string, length: number): string {
+  const cut = name.slice(0, length);
+  return cut.endsWith('-') ? cut.slice(0, -1) : cut;
+}
+
+export function releaseFullname(release: string, values: ReleaseValues): string {
+  if (values.fullnameOverride !== '') return truncate(values.fullnameOverride, 63);
+  const name = values.nameOverride === '' ? chartName : values.nameOverride;
+  return release.includes(name) ? truncate(release, 63) : truncate(`${release}-${name}`, 63);
+}
+
+export function agentTlsProvider(values: ReleaseValues): AgentTlsProvider {
+  const tls = values.agentTls;
+  if (!tls.enabled) return 'legacy';
+  if (!tls.managed) return 'external';
+  return tls.certManager.enabled ? 'cert-manager' : 'default';
+}
+
+function webhookSource(values: ReleaseValues): ReleasePlan['webhookSource'] {
+  if (values.webhook.certManager) return 'cert-manager';
+  return values.webhook.secretName === '' ? 'none' : 'external';
+}
+
+/** The Job name `<release>-<chart>-pre-rollout` and its values Secret, whatever the overrides. */
+export function preRolloutNames(release: string): { job: string; valuesSecret: string } {
+  const job = truncate(`${release}-${chartName}-pre-rollout`, 63);
+  return { job, valuesSecret: `${truncate(job, 56)}-values` };
+}
+
+function agentSecrets(
+  values: ReleaseValues,
+  provider: AgentTlsProvider,
+  component: (suffix: string) => string,
+): PlannedSecret[] {
+  if (provider === 'legacy') return [];
+  const tls = values.agentTls;
+  const owner: CertificateProvider = provider;
+  const secrets: PlannedSecret[] = [];
+  if (provider === 'default' || (provider === 'cert-manager' && tls.certManager.createIssuer)) {
+    secrets.push({
+      name: tls.issuerSecretName === '' ? component('agent-ca') : tls.issuerSecretName,
+      role: 'issuer',
+      provider: owner,
+      source: 'haproxy.agent.tls.issuerSecretName',
+      readable: true,
+    });
+  }
+  const managed = provider !== 'external';
+  const named = (given: string, suffix: string): string =>
+    given === '' && managed ? component(suffix) : given;
+  secrets.push(
+    {
+      name: named(tls.serverSecretName, 'agent-server-tls'),
+      role: 'server',
+      provider: owner,
+      source: 'haproxy.agent.tls.serverSecretName',
+      readable: true,
+    },
+    {
+      name: named(tls.clientSecretName, 'agent-client-tls'),
+      role: 'client',
+      provider: owner,
+      source: 'haproxy.agent.tls.clientSecretName',
+      readable: true,
+    },
+  );
+  return secrets;
+}
+
+/** Derives the release's providers and Secret names from its (coalesced) values. */
+export function planRelease(
+  release: string,
+  namespace: string,
+  values: ReleaseValues,
+): ReleasePlan {
+  const fullname = releaseFullname(release, values);
+  const component = (suffix: string): string => truncate(`${fullname}-${suffix}`, 63);
+  const agentProvider = agentTlsProvider(values);
+  const webhook = webhookSource(values);
+  const secrets = agentSecrets(values, agentProvider, component);
+  secrets.push({
+    name: values.credentialsSecret,
+    role: 'credentials',
+    provider: undefined,
+    source: 'credentials.existingSecret',
+    readable: true,
+  });
+  if (webhook !== 'none') {
+    secrets.push({
+      name: values.webhook.secretName === '' ? component('webhook-tls') : values.webhook.secretName,
+      role: 'webhook',
+      provider: webhook,
+      source: 'controller.webhook.secretName',
+      readable: true,
+    });
+  }
+  if (webhook === 'cert-manager') {
+    secrets.push({
+      name: component('webhook-ca'),
+      role: 'webhook-ca',
+      provider: 'cert-manager',
+      source: "the chart's webhook CA (controller.webhook.certManager)",
+      readable: false,
+    });
+  }
+  const sslByCertManager = values.defaultSsl.certManager ?? values.webhook.certManager;
+  secrets.push({
+    name:
+      sslByCertManager && values.defaultSsl.secretName === ''
+        ? component('default-ssl-certificate')
+        : values.defaultSsl.secretName,
+    role: 'default-ssl',
+    provider: sslByCertManager ? 'cert-manager' : 'external',
+    source: 'defaultSSLCertificate.secretName',
+    readable: true,
+  });
+  const { job, valuesSecret } = preRolloutNames(release);
+  return {
+    release,
+    namespace,
+    fullname,
+    agentProvider,
+    webhookSource: webhook,
+    secrets: secrets.filter((secret) => secret.name !== ''),
+    peerNames: { server: values.agentTls.serverName, client: values.agentTls.clientName },
+    controllerDeployment: component('controller'),
+    haproxyDeployment: component('haproxy'),
+    webhookService: component('webhook'),
+    preRolloutJob: job,
+    valuesSecret,
+  };
+}
+
+/** The planned Secret with this role, if the release has one. */
+export function plannedSecret(plan: ReleasePlan, role: SecretRole): PlannedSecret | undefined {
+  return plan.secrets.find((secret) => secret.role === role);
+}

@@ -1,0 +1,39 @@
+/**
+ * Helm's way of combining values, so the validator sees what `helm template` renders:
+ * values files merge in order (maps recursively, anything else replaced, the later file wins),
+ * then the result coalesces over the chart's values.yaml, where a `null` removes the key.
+ */
+
+export type Values = Readonly<Record<string, unknown>>;
+
+export function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function mergeTwo(base: Values, override: Values): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    const current = merged[key];
+    merged[key] = isMap(current) && isMap(value) ? mergeTwo(current, value) : value;
+  }
+  return merged;
+}
+
+/** Merges values files as `helm -f a -f b` does; `null` stays, to remove a default later. */
+export function mergeValueLayers(layers: readonly Values[]): Record<string, unknown> {
+  return layers.reduce<Record<string, unknown>>((merged, layer) => mergeTwo(merged, layer), {});
+}
+
+/** The user's values over the chart's defaults; a user `null` removes the key. */
+export function coalesceValues(user: Values, defaults: Values): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(defaults)) {
+    if (!(key in user)) result[key] = value;
+  }
+  for (const [key, value] of Object.entries(user)) {
+    if (value === null) continue;
+    const fallback = defaults[key];
+    result[key] = isMap(value) ? coalesceValues(value, isMap(fallback) ? fallback : {}) : value;
+  }
+  return result;
+}
