@@ -1,0 +1,125 @@
+/**
+ * Writes to the release's issuer Secret (the default provider's CA, or the root CA that
+ * cert-manager keeps for the chart-created issuer): decodable, key matching, a CA, the CA
+ * replaced only within its lineage, and the rotation deadline rules. The renewal Job, which
+ * writes this Secret routinely, is exempt from the webhook; these rules guard everyone else.
+ */
+import type { IssuerState } from '../certs/renewal-input.ts';
+import {
+  certificateFingerprint,
+  keyMatchesCertificate,
+  publicKeysEqual,
+  x509,
+} from '../pki/index.ts';
+import { validationCodes } from './codes.ts';
+import { checkDeadline } from './deadline-rules.ts';
+import { type Finding, error, secretPath } from './finding.ts';
+import { keyOfProblem } from './identity-rules.ts';
+import type { KeyPairMaterial } from './secret-data.ts';
+
+/** An issuer Secret reduced to what the rules compare. */
+export interface IssuerView {
+  readonly certificate: x509.X509Certificate;
+  readonly privateKey: KeyPairMaterial['privateKey'];
+  /** The CA this one replaced, during a default-provider rotation. */
+  readonly previousCa?: x509.X509Certificate;
+  readonly until?: Date;
+}
+
+export type DecodedIssuer = IssuerView | { readonly problem: string };
+
+/** The default provider's decoded issuer Secret as a view (absent is not an input here). */
+export function viewDefaultIssuer(state: IssuerState): DecodedIssuer {
+  if (state.state === 'unparsable') return { problem: state.problem };
+  if (state.state === 'absent') return { problem: 'The issuer Secret is empty.' };
+  const { certificate, privateKey, rotation } = state.material;
+  return rotation === undefined
+    ? { certificate, privateKey }
+    : { certificate, privateKey, previousCa: rotation.previousCa, until: rotation.until };
+}
+
+/** cert-manager's CA Secret (tls.crt, tls.key) as a view. */
+export function viewKeyPairIssuer(material: KeyPairMaterial | string): DecodedIssuer {
+  return typeof material === 'string'
+    ? { problem: material }
+    : { certificate: material.chain[0], privateKey: material.privateKey };
+}
+
+export interface IssuerSubject {
+  readonly name: string;
+  readonly label: string;
+  readonly old: DecodedIssuer | undefined;
+  readonly next: DecodedIssuer;
+  readonly now: Date;
+}
+
+function isView(issuer: DecodedIssuer | undefined): issuer is IssuerView {
+  return issuer !== undefined && !('problem' in issuer);
+}
+
+function sameCertificate(a: x509.X509Certificate, b: x509.X509Certificate): boolean {
+  return certificateFingerprint(a) === certificateFingerprint(b);
+}
+
+/** Material problems stop the checks: the first of them is returned alone. */
+function materialFinding({ name, label, next }: IssuerSubject): Finding | undefined {
+  if (!isView(next)) {
+    return error(
+      validationCodes.SecretUnparsable,
+      secretPath(name, keyOfProblem(next.problem)),
+      `${next.problem} Restore the issuer Secret from its backup.`,
+    );
+  }
+  if (!keyMatchesCertificate(next.privateKey, next.certificate)) {
+    return error(
+      validationCodes.KeyMismatch,
+      secretPath(name, 'tls.key'),
+      `tls.key of the issuer Secret ${label} does not belong to its CA certificate in tls.crt: restore the issuer Secret from its backup.`,
+    );
+  }
+  if (next.certificate.getExtension(x509.BasicConstraintsExtension)?.ca !== true) {
+    return error(
+      validationCodes.IssuerNotCa,
+      secretPath(name, 'tls.crt'),
+      `The certificate in the issuer Secret ${label} is not a CA (basicConstraints CA:TRUE): restore the issuer Secret from its backup.`,
+    );
+  }
+  return undefined;
+}
+
+function lineageFinding({ name, label, old, next }: IssuerSubject): Finding | undefined {
+  if (!isView(old) || !isView(next) || sameCertificate(old.certificate, next.certificate)) {
+    return undefined;
+  }
+  const renewal =
+    old.certificate.subject === next.certificate.subject &&
+    publicKeysEqual(old.certificate, next.certificate);
+  const rotation =
+    next.previousCa !== undefined && sameCertificate(next.previousCa, old.certificate);
+  return renewal || rotation
+    ? undefined
+    : error(
+        validationCodes.UnrelatedCaReplacement,
+        secretPath(name, 'tls.crt'),
+        `The issuer Secret ${label} would replace its CA ${old.certificate.subject} with the unrelated CA ${next.certificate.subject}: ` +
+          'the Job refuses to replace existing identities with an unrelated CA; restore the issuer Secret from its backup, or switch providers with new Secret names.',
+      );
+}
+
+export function checkIssuer(subject: IssuerSubject): Finding[] {
+  const material = materialFinding(subject);
+  if (material !== undefined) return [material];
+  const { name, label, old, next, now } = subject;
+  const lineage = lineageFinding(subject);
+  return [
+    ...(lineage === undefined ? [] : [lineage]),
+    ...checkDeadline({
+      name,
+      label,
+      until: isView(next) ? next.until : undefined,
+      before: isView(old) ? old.until : undefined,
+      mode: 'write',
+      now,
+    }),
+  ];
+}

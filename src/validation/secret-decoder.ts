@@ -1,0 +1,86 @@
+/**
+ * Decodes identity, issuer and key-pair Secrets, remembering recent results by content.
+ * Decoding a certificate costs about half a millisecond; the webhook sees the same Secret
+ * contents again and again (the old object of every update, retries, dry runs), and decoded
+ * material is immutable, so a bounded cache keyed by a hash of the bytes is safe. Chain
+ * verification then also reuses its per-certificate caches.
+ */
+import { createHash } from 'node:crypto';
+import {
+  type SecretData,
+  decodeIdentitySecret,
+  decodeIssuerSecret,
+} from '../certs/secret-material.ts';
+import type { IdentityState, IssuerState } from '../certs/renewal-input.ts';
+import { type KeyPairMaterial, decodeKeyPair } from './secret-data.ts';
+
+/** Entries kept. @default 512 */
+export const defaultDecoderCapacity = 512;
+
+function fingerprint(label: string, data: SecretData): string {
+  const hash = createHash('sha256').update(label);
+  for (const key of Object.keys(data).sort()) {
+    const value = data[key];
+    if (value === undefined) continue;
+    hash.update('\0').update(key).update('\0');
+    hash.update(typeof value === 'string' ? value : Buffer.from(value).toString('base64'));
+  }
+  return hash.digest('base64');
+}
+
+/** A map that forgets its least recently used entry beyond `capacity`. */
+class RecentResults<V> {
+  readonly #capacity: number;
+  readonly #entries = new Map<string, V>();
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  remember(key: string, compute: () => V): V {
+    const hit = this.#entries.get(key);
+    if (hit !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      return hit;
+    }
+    const value = compute();
+    this.#entries.set(key, value);
+    if (this.#entries.size > this.#capacity) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done !== true) this.#entries.delete(oldest.value);
+    }
+    return value;
+  }
+}
+
+export class SecretDecoder {
+  readonly #identities: RecentResults<IdentityState>;
+  readonly #issuers: RecentResults<IssuerState>;
+  readonly #keyPairs: RecentResults<KeyPairMaterial | string>;
+
+  constructor(capacity: number = defaultDecoderCapacity) {
+    this.#identities = new RecentResults(capacity);
+    this.#issuers = new RecentResults(capacity);
+    this.#keyPairs = new RecentResults(capacity);
+  }
+
+  /** An identity Secret's data; `secret` names it in problems (`Secret ns/name`). */
+  identity(data: SecretData, secret: string): IdentityState {
+    return this.#identities.remember(fingerprint(secret, data), () =>
+      decodeIdentitySecret(data, secret),
+    );
+  }
+
+  /** The default provider's issuer Secret. */
+  issuer(data: SecretData, secret: string): IssuerState {
+    return this.#issuers.remember(fingerprint(secret, data), () =>
+      decodeIssuerSecret(data, secret),
+    );
+  }
+
+  /** tls.crt + tls.key only (webhook, frontend, cert-manager's CA). */
+  keyPair(data: SecretData, secret: string): KeyPairMaterial | string {
+    return this.#keyPairs.remember(fingerprint(secret, data), () => decodeKeyPair(data, secret));
+  }
+}
