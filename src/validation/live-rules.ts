@@ -1,0 +1,206 @@
+/**
+ * The release against the cluster as it is: Secrets that other providers own, the credential
+ * Secret's keys, externally supplied identities and certificates, and the identity Secrets the
+ * running workloads mount today.
+ */
+import { type VerifyChainOptions, keyMatchesCertificate, verifyChain } from '../pki/index.ts';
+import { validationCodes } from './codes.ts';
+import { type Finding, error, secretPath, warning } from './finding.ts';
+import { type IdentitySubject, checkIdentity, roleNames } from './identity-rules.ts';
+import { type PlannedSecret, type ReleasePlan, plannedSecret } from './release-plan.ts';
+import type { ReleaseValues } from './release-values.ts';
+import { providerTakeoverByRelease } from './provider-rules.ts';
+import {
+  type KeyPairMaterial,
+  type SecretObject,
+  decodeBase64,
+  decodeCertificateBundle,
+  secretLabel,
+} from './secret-data.ts';
+import type { SecretDecoder } from './secret-decoder.ts';
+import { checkTrust } from './trust-rules.ts';
+
+/** What the pre-rollout Job (or the webhook) read from the cluster. */
+export interface LiveState {
+  /** The Secrets of the plan that exist, by name; a name not in the map does not exist. */
+  readonly secrets: ReadonlyMap<string, SecretObject>;
+  /** Identity Secrets the running Deployments mount as agent-tls, when they exist. */
+  readonly mounted: { readonly server?: string; readonly client?: string };
+}
+
+export interface LiveSubject {
+  readonly plan: ReleasePlan;
+  readonly values: ReleaseValues;
+  readonly live: LiveState;
+  readonly now: Date;
+  readonly decoder: SecretDecoder;
+}
+
+const credentialKeys = ['dataplane_username', 'dataplane_password'] as const;
+
+function label(plan: ReleasePlan, name: string): string {
+  return `${plan.namespace}/${name}`;
+}
+
+function missing(plan: ReleasePlan, planned: PlannedSecret, what: string): Finding {
+  return error(
+    validationCodes.SecretMissing,
+    planned.source,
+    `${planned.source} names Secret ${label(plan, planned.name)}, which does not exist: create it with ${what} before installing or upgrading, or correct the name.`,
+  );
+}
+
+function credentialFindings({ plan, live }: LiveSubject): Finding[] {
+  const planned = plannedSecret(plan, 'credentials');
+  if (planned === undefined) return [];
+  const secret = live.secrets.get(planned.name);
+  if (secret === undefined) {
+    return [
+      error(
+        validationCodes.CredentialsSecretMissing,
+        planned.source,
+        `credentials.existingSecret names Secret ${label(plan, planned.name)}, which does not exist: create it with the keys dataplane_username and dataplane_password, or correct the name.`,
+      ),
+    ];
+  }
+  const absent = credentialKeys.filter((key) => {
+    const value = secret.data[key];
+    const bytes = typeof value === 'string' ? decodeBase64(value) : value;
+    return bytes === undefined || bytes.byteLength === 0;
+  });
+  return absent.length === 0
+    ? []
+    : [
+        error(
+          validationCodes.CredentialsSecretIncomplete,
+          secretPath(planned.name, absent[0]),
+          `Secret ${secretLabel(secret)} (credentials.existingSecret) has no ${absent.join(' and ')}: it must provide dataplane_username and dataplane_password.`,
+        ),
+      ];
+}
+
+function externalIdentityFindings(subject: LiveSubject, role: 'server' | 'client'): Finding[] {
+  const { plan, live, now, decoder } = subject;
+  const planned = plannedSecret(plan, role);
+  if (plan.agentProvider !== 'external' || planned === undefined) return [];
+  const secret = live.secrets.get(planned.name);
+  if (secret === undefined) {
+    return [missing(plan, planned, `the ${roleNames[role]} identity (tls.crt, tls.key, ca.crt)`)];
+  }
+  const secretName = secretLabel(secret);
+  const state = decoder.identity(secret.data, `Secret ${secretName}`);
+  const identity: IdentitySubject = {
+    name: secret.name,
+    label: secretName,
+    role,
+    peerName: plan.peerNames[role],
+    state,
+    now,
+  };
+  const found = checkIdentity(identity);
+  if (found !== undefined || state.state !== 'present') return found === undefined ? [] : [found];
+  return checkTrust({
+    name: secret.name,
+    label: secretName,
+    old: undefined,
+    next: state.material,
+    mode: 'live',
+    now,
+  });
+}
+
+/** Why a serving key pair cannot serve `dnsName` under `anchors`, or nothing. */
+function servingProblem(
+  material: KeyPairMaterial | string,
+  secret: string,
+  options: Omit<VerifyChainOptions, 'chain'>,
+): string | undefined {
+  if (typeof material === 'string') return material;
+  if (!keyMatchesCertificate(material.privateKey, material.chain[0])) {
+    return `tls.key of Secret ${secret} does not belong to the certificate in tls.crt.`;
+  }
+  const result = verifyChain({ ...options, chain: material.chain });
+  return result.ok ? undefined : result.message;
+}
+
+function webhookFindings({ plan, values, live, now, decoder }: LiveSubject): Finding[] {
+  const planned = plannedSecret(plan, 'webhook');
+  if (plan.webhookSource !== 'external' || planned === undefined) return [];
+  const secret = live.secrets.get(planned.name);
+  if (secret === undefined)
+    return [missing(plan, planned, 'the webhook certificate (tls.crt, tls.key)')];
+  const material = decoder.keyPair(secret.data, secretLabel(secret));
+  const anchors = decodeCertificateBundle(values.webhook.caBundle, 'controller.webhook.caBundle');
+  if (typeof anchors === 'string') return [];
+  const dnsName = `${plan.webhookService}.${plan.namespace}.svc`;
+  const problem = servingProblem(material, secretLabel(secret), { anchors, now, dnsName });
+  return problem === undefined
+    ? []
+    : [
+        error(
+          validationCodes.WebhookCertificateInvalid,
+          secretPath(planned.name, 'tls.crt'),
+          `The webhook certificate in Secret ${secretLabel(secret)} cannot serve ${dnsName} under controller.webhook.caBundle: ${problem} Update the Secret, or caBundle, so they match.`,
+        ),
+      ];
+}
+
+function frontendFindings({ plan, live, decoder }: LiveSubject): Finding[] {
+  const planned = plannedSecret(plan, 'default-ssl');
+  if (planned === undefined || planned.provider !== 'external') return [];
+  const secret = live.secrets.get(planned.name);
+  if (secret === undefined)
+    return [missing(plan, planned, 'the frontend certificate (tls.crt, tls.key)')];
+  const material = decoder.keyPair(secret.data, secretLabel(secret));
+  const problem =
+    typeof material === 'string'
+      ? material
+      : keyMatchesCertificate(material.privateKey, material.chain[0])
+        ? undefined
+        : `tls.key of Secret ${secretLabel(secret)} does not belong to the certificate in tls.crt.`;
+  return problem === undefined
+    ? []
+    : [
+        error(
+          validationCodes.SecretUnparsable,
+          secretPath(planned.name, 'tls.crt'),
+          `${problem} Replace the default frontend certificate with a matching tls.crt and tls.key.`,
+        ),
+      ];
+}
+
+function takeoverFindings({ plan, live }: LiveSubject): Finding[] {
+  return plan.secrets.flatMap((planned) => {
+    const secret = live.secrets.get(planned.name);
+    return secret === undefined ? [] : (providerTakeoverByRelease(planned, secret) ?? []);
+  });
+}
+
+function switchWarnings({ plan, live }: LiveSubject): Finding[] {
+  return (['server', 'client'] as const).flatMap((role) => {
+    const mounted = live.mounted[role];
+    const planned = plannedSecret(plan, role);
+    if (mounted === undefined || planned === undefined || mounted === planned.name) return [];
+    const deployment = role === 'server' ? plan.haproxyDeployment : plan.controllerDeployment;
+    return [
+      warning(
+        validationCodes.IdentitySecretsSwitched,
+        planned.source,
+        `${deployment} switches its ${roleNames[role]} identity from Secret ${mounted} to ${planned.name}: expect a rollout of haptic-controller and haptic-haproxy, and keep ${mounted} until both are ready.`,
+      ),
+    ];
+  });
+}
+
+/** Every live finding: takeovers first, then missing or unusable material, then warnings. */
+export function checkLiveState(subject: LiveSubject): Finding[] {
+  return [
+    ...takeoverFindings(subject),
+    ...credentialFindings(subject),
+    ...externalIdentityFindings(subject, 'server'),
+    ...externalIdentityFindings(subject, 'client'),
+    ...webhookFindings(subject),
+    ...frontendFindings(subject),
+    ...switchWarnings(subject),
+  ];
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { chartDefaults } from '../../test/unit/validation/material.ts';
+import { planRelease } from './release-plan.ts';
+import { readReleaseValues } from './release-values.ts';
+import { checkRenderedMounts } from './render-rules.ts';
+
+const plan = planRelease('haptic', 'haptic', readReleaseValues(chartDefaults()));
+
+function deployment(name: string, secretName: string) {
+  return {
+    kind: 'Deployment',
+    metadata: { name },
+    body: {
+      spec: { template: { spec: { volumes: [{ name: 'agent-tls', secret: { secretName } }] } } },
+    },
+  };
+}
+
+describe('rendered mounts', () => {
+  it('accept Deployments that mount the planned identity Secrets', () => {
+    expect(
+      checkRenderedMounts(plan, [
+        deployment('haptic-controller', 'haptic-agent-client-tls'),
+        deployment('haptic-haproxy', 'haptic-agent-server-tls'),
+      ]),
+    ).toEqual([]);
+  });
+
+  it('reject a rendered chart that mounts another Secret than the validator checked', () => {
+    const found = checkRenderedMounts(plan, [
+      deployment('haptic-controller', 'haptic-agent-client-tls'),
+      deployment('haptic-haproxy', 'something-else'),
+    ]);
+    expect(found).toEqual([
+      {
+        code: 'ChartRenderMismatch',
+        severity: 'error',
+        path: 'Deployment/haptic-haproxy',
+        message:
+          'The rendered Deployment haptic-haproxy mounts Secret something-else as agent-tls, but the validator checked haptic-agent-server-tls: the chart and the haptic binary disagree; use the image built with this chart and report the defect.',
+      },
+    ]);
+  });
+});
