@@ -35,6 +35,10 @@ export const errorCodes = {
   CERTS_REFUSED: 'HAPTIC_CERTS_REFUSED',
   /** The certificate renewal did not reach a state with nothing to do (a defect). */
   CERTS_NOT_CONVERGED: 'HAPTIC_CERTS_NOT_CONVERGED',
+  /** The webhook's serving certificate directory lacks a usable tls.crt/tls.key pair. */
+  WEBHOOK_CERTIFICATE_INVALID: 'HAPTIC_WEBHOOK_CERTIFICATE_INVALID',
+  /** The webhook could not listen on its address (port in use, bad address). */
+  WEBHOOK_LISTEN_FAILED: 'HAPTIC_WEBHOOK_LISTEN_FAILED',
 } as const;
 
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
