@@ -20,6 +20,10 @@ export const renewalReasons = {
   IssuerRotationInvalid: 'IssuerRotationInvalid',
   /** The issuer Secret is missing while identity Secrets exist: its backup must be restored. */
   IssuerMissing: 'IssuerMissing',
+  /** One of the named Secrets belongs to another provider (cert-manager, or no default-provider label). */
+  SecretOwnedByOtherProvider: 'SecretOwnedByOtherProvider',
+  /** An identity Secret of the default provider is not of type kubernetes.io/tls. */
+  IdentitySecretTypeInvalid: 'IdentitySecretTypeInvalid',
 
   // Bootstrap.
 

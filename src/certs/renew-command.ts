@@ -1,0 +1,97 @@
+/**
+ * `haptic certificates renew` as a process: Kubernetes client from --kubeconfig or the
+ * environment, JSON logs on stdout (one line per decision and per write, then a summary with
+ * the API requests the run sent), one clear line on stderr when it fails. Returns the exit
+ * code: 0 done or nothing to do, 1 refused or failed.
+ */
+import { CoreV1Api } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { HapticError, describeError } from '../errors.ts';
+import { makeApiClient } from '../kube/api-client.ts';
+import { loadKubeConfig } from '../kube/kube-config.ts';
+import { RequestCounter } from '../kube/request-counter.ts';
+import { SecretClient } from '../kube/secrets.ts';
+import { readPackageVersion } from '../version.ts';
+import { renewCertificates } from './reconciler.ts';
+import type { RenewalSettings } from './renewal-run-input.ts';
+
+export interface RenewCommandOptions extends RenewalSettings {
+  readonly kubeconfig?: string | undefined;
+  /** The run's clock. @default the system clock at start */
+  readonly now?: Date | undefined;
+  /**
+   * Fault injection: the process kills itself (SIGKILL) right after this many writes, as a
+   * Job killed at that point would end. Shows that a rerun completes the same generation.
+   */
+  readonly exitAfterWrites?: number | undefined;
+}
+
+/** A JSON logger writing synchronously to stdout, so no line is lost however the run ends. */
+export function commandLogger(command: string): pino.Logger {
+  return pino(
+    {
+      base: { command },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    pino.destination({ dest: 1, sync: true }),
+  );
+}
+
+/** Runs the renewal; returns the process exit code. */
+export async function runRenewCommand(options: RenewCommandOptions): Promise<number> {
+  const logger = commandLogger('certificates renew');
+  const counter = new RequestCounter();
+  const started = performance.now();
+  try {
+    const kc = loadKubeConfig(options.kubeconfig);
+    const core = makeApiClient(kc, CoreV1Api, {
+      counter,
+      userAgent: `haptic/${readPackageVersion()} (certificates renew)`,
+    });
+    const { exitAfterWrites } = options;
+    const result = await renewCertificates(
+      new SecretClient(core, options.secrets.namespace),
+      {
+        ...options,
+        now: options.now ?? new Date(),
+        afterWrite: (writes) => {
+          if (writes === exitAfterWrites) {
+            logger.warn(
+              { event: 'fault-injection', writes },
+              `Killing the run after ${writes} write(s).`,
+            );
+            process.kill(process.pid, 'SIGKILL');
+          }
+        },
+      },
+      logger,
+    );
+    logger.info(
+      {
+        event: 'finished',
+        writes: result.writes,
+        generation: result.generation,
+        requests: counter.counts(),
+        durationMs: Math.round(performance.now() - started),
+      },
+      result.writes === 0
+        ? `Nothing to do: the CA (generation ${result.generation}) and both identities are up to date.`
+        : `Wrote ${result.writes} Secret(s); the CA (generation ${result.generation}) and both identities are up to date.`,
+    );
+    return 0;
+  } catch (error) {
+    const code = error instanceof HapticError ? error.code : undefined;
+    logger.error(
+      {
+        event: 'failed',
+        code,
+        requests: counter.counts(),
+        durationMs: Math.round(performance.now() - started),
+      },
+      describeError(error),
+    );
+    process.stderr.write(`haptic: ${describeError(error)}\n`);
+    return 1;
+  }
+}
