@@ -2,6 +2,8 @@
 import { Command } from 'commander';
 import { describeError } from '../errors.ts';
 import { readPackageVersion } from '../version.ts';
+import { registerCertificatesCommand } from './certificates-command.ts';
+import { registerCrdsCommand } from './crds-command.ts';
 
 const program = new Command('haptic')
   .description('HAProxy Template Ingress Controller: controller, agent, validator and certificates')
@@ -17,6 +19,9 @@ program
   .action(() => {
     process.stdout.write(`${readPackageVersion()}\n`);
   });
+
+registerCertificatesCommand(program);
+registerCrdsCommand(program);
 
 try {
   await program.parseAsync(process.argv);
