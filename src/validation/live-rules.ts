@@ -98,15 +98,19 @@ function externalIdentityFindings(subject: LiveSubject, role: 'server' | 'client
     now,
   };
   const found = checkIdentity(identity);
-  if (found !== undefined || state.state !== 'present') return found === undefined ? [] : [found];
-  return checkTrust({
-    name: secret.name,
-    label: secretName,
-    old: undefined,
-    next: state.material,
-    mode: 'live',
-    now,
-  });
+  const material = found === undefined ? [] : [found];
+  if (state.state !== 'present') return material;
+  return [
+    ...material,
+    ...checkTrust({
+      name: secret.name,
+      label: secretName,
+      old: undefined,
+      next: state.material,
+      mode: 'live',
+      now,
+    }),
+  ];
 }
 
 /** Why a serving key pair cannot serve `dnsName` under `anchors`, or nothing. */

@@ -111,9 +111,11 @@ function materialFindings(
   const state = decoder.identity(next.data, `Secret ${label}`);
   const peerName = role === 'server' ? config.serverName : config.clientName;
   const found = checkIdentity({ name: next.name, label, role, peerName, state, now });
-  if (found !== undefined || state.state !== 'present') return found === undefined ? [] : [found];
+  const material = found === undefined ? [] : [found];
+  if (state.state !== 'present') return material;
+  // A trust transition (an unrelated CA, say) is usually why a chain stops verifying: name it first.
   const before = old === undefined ? undefined : decoder.identity(old.data, `Secret ${label}`);
-  return checkTrust({
+  const transitions = checkTrust({
     name: next.name,
     label,
     old: before?.state === 'present' ? before.material : undefined,
@@ -121,6 +123,7 @@ function materialFindings(
     mode: 'write',
     now,
   });
+  return [...transitions, ...material];
 }
 
 /** Validates one write to an identity or issuer Secret of the release. */
