@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { ValidationReport } from '../validation/index.ts';
+import type { AdmissionRequest } from './admission-review.ts';
+import { type ReviewEvent, reviewAdmission } from './dispatch.ts';
+import type { AdmissionValidator } from './validators.ts';
+
+const secret = (name: string) => ({
+  kind: 'Secret',
+  metadata: { name, namespace: 'ns' },
+  data: {},
+});
+
+function admission(
+  operation: AdmissionRequest['operation'],
+  extra: Partial<AdmissionRequest> = {},
+): AdmissionRequest {
+  return {
+    uid: 'u-7',
+    kind: { group: '', version: 'v1', kind: 'Secret' },
+    name: 'mine',
+    namespace: 'ns',
+    operation,
+    username: 'bob',
+    object: operation === 'DELETE' ? null : secret('mine'),
+    oldObject: operation === 'CREATE' ? null : secret('mine-before'),
+    dryRun: false,
+    ...extra,
+  };
+}
+
+const ok: ValidationReport = { allowed: true, findings: [] };
+const calls: string[] = [];
+const recorder: AdmissionValidator = {
+  validateCreate: (next) => (calls.push(`create ${next.name}`), Promise.resolve(ok)),
+  validateUpdate: (old, next) => (
+    calls.push(`update ${old.name}->${next.name}`),
+    Promise.resolve(ok)
+  ),
+  validateDelete: (old) => (calls.push(`delete ${old.name}`), Promise.resolve(ok)),
+};
+
+function options(validator: AdmissionValidator, events: ReviewEvent[] = [], deadlineMs = 1000) {
+  return {
+    routes: (_ns: string, name: string) => (name === 'mine' ? validator : undefined),
+    deadlineMs,
+    onReview: (event: ReviewEvent) => events.push(event),
+  };
+}
+
+describe('dispatch', () => {
+  it('routes each operation, DELETE to the old object', async () => {
+    calls.length = 0;
+    for (const op of ['CREATE', 'UPDATE', 'DELETE'] as const) {
+      expect(await reviewAdmission(admission(op), options(recorder))).toEqual({
+        uid: 'u-7',
+        allowed: true,
+      });
+    }
+    expect(calls).toEqual(['create mine', 'update mine-before->mine', 'delete mine-before']);
+  });
+
+  it('allows Secrets that are not ours, and other kinds, without validating', async () => {
+    calls.length = 0;
+    await reviewAdmission(admission('CREATE', { name: 'other' }), options(recorder));
+    await reviewAdmission(
+      admission('CREATE', { kind: { group: '', version: 'v1', kind: 'ConfigMap' } }),
+      options(recorder),
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('denies with every error and keeps warnings short', async () => {
+    const report: ValidationReport = {
+      allowed: false,
+      findings: [
+        { code: 'KeyMismatch', severity: 'error', path: 'p', message: 'First.' },
+        { code: 'IdentityExpired', severity: 'error', path: 'p', message: 'Second.' },
+        {
+          code: 'PreviousTrustExpired',
+          severity: 'warning',
+          path: 'p',
+          message: `Long ${'word '.repeat(40)}end.`,
+        },
+      ],
+    };
+    const validator = { ...recorder, validateUpdate: () => Promise.resolve(report) };
+    const answer = await reviewAdmission(admission('UPDATE'), options(validator));
+    expect(answer).toMatchObject({
+      uid: 'u-7',
+      allowed: false,
+      status: { code: 403, reason: 'Forbidden', message: '- First.\n- Second.' },
+    });
+    expect(answer.warnings?.[0]?.length).toBeLessThanOrEqual(120);
+    expect(answer.warnings?.[0]).toMatch(/…$/);
+  });
+
+  it('answers 500 to a validator that throws, and keeps serving', async () => {
+    const events: ReviewEvent[] = [];
+    const broken = { ...recorder, validateCreate: () => Promise.reject(new Error('boom')) };
+    const answer = await reviewAdmission(admission('CREATE'), options(broken, events));
+    expect(answer).toEqual({
+      uid: 'u-7',
+      allowed: false,
+      status: { code: 500, message: 'Validation of Secret ns/mine failed: boom' },
+    });
+    expect(events[0]).toMatchObject({ allowed: false, code: 500, error: 'boom', username: 'bob' });
+  });
+
+  it('answers 504 when validation outlives the deadline', async () => {
+    const slow = {
+      ...recorder,
+      validateCreate: () => new Promise<ValidationReport>(() => undefined),
+    };
+    const answer = await reviewAdmission(admission('CREATE'), options(slow, [], 20));
+    expect(answer.status).toEqual({
+      code: 504,
+      message:
+        "Validation of Secret ns/mine did not finish within 20 ms; retry, and check the controller's logs if it persists.",
+    });
+  });
+
+  it('answers 400 when the object is not a Secret', async () => {
+    const answer = await reviewAdmission(
+      admission('CREATE', { object: { kind: 'ConfigMap' } }),
+      options(recorder),
+    );
+    expect(answer.status).toEqual({
+      code: 400,
+      message:
+        'Cannot validate Secret ns/mine: The new object is invalid: The object is not a Secret.',
+    });
+  });
+});

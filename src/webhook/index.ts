@@ -1,0 +1,18 @@
+/**
+ * The validating admission webhook: AdmissionReview HTTP plumbing in three layers (HTTP,
+ * dispatch, validators) over the shared validator.
+ */
+export type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
+export { defaultMaxBodyBytes } from './app.ts';
+export type { ReviewEvent } from './dispatch.ts';
+export { loadEmbeddedChart } from './embedded-chart.ts';
+export { type LiveReader, type ReleaseIoOptions, createReleaseIo } from './release-io.ts';
+export type { ListenOptions, WebhookServer } from './server.ts';
+export {
+  type ServingCertificate,
+  type ServingCertificateSource,
+  directoryCertificateSource,
+  fixedCertificateSource,
+  loadServingCertificate,
+} from './serving-certificate.ts';
+export { type WebhookOptions, createReviewer, defaultDeadlineMs, startWebhook } from './webhook.ts';

@@ -1,0 +1,65 @@
+/**
+ * Live reads for the validator through the Kubernetes API: the Secrets a release names and the
+ * identity Secrets its running Deployments mount. Read-only; a missing object is `undefined`.
+ * Kept apart from the rest of the webhook so offline runs never load the Kubernetes client.
+ */
+import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { HapticError, errorCodes } from '../errors.ts';
+import { makeApiClient } from '../kube/api-client.ts';
+import { DeploymentClient } from '../kube/deployments.ts';
+import { RequestCounter } from '../kube/request-counter.ts';
+import { SecretClient } from '../kube/secrets.ts';
+import { loadKubeConfig } from '../kube/kube-config.ts';
+import type { SecretObject } from '../validation/index.ts';
+import type { LiveReader } from './release-io.ts';
+
+function secretObject(secret: V1Secret, namespace: string): SecretObject {
+  return {
+    name: secret.metadata?.name ?? '',
+    namespace: secret.metadata?.namespace ?? namespace,
+    labels: secret.metadata?.labels ?? {},
+    annotations: secret.metadata?.annotations ?? {},
+    data: secret.data ?? {},
+  };
+}
+
+export interface KubeLiveReaderOptions {
+  /** A kubeconfig file; otherwise KUBECONFIG, ~/.kube/config or the Pod's ServiceAccount. */
+  readonly kubeconfig?: string;
+  /** Loaded configuration, instead of `kubeconfig`. */
+  readonly kubeConfig?: KubeConfig;
+  /** User-Agent of the requests, naming the command. */
+  readonly userAgent: string;
+}
+
+export interface KubeLiveReader extends LiveReader {
+  readonly counter: RequestCounter;
+}
+
+export function createKubeLiveReader(options: KubeLiveReaderOptions): KubeLiveReader {
+  const kc = options.kubeConfig ?? loadKubeConfig(options.kubeconfig);
+  const counter = new RequestCounter();
+  const client = { counter, userAgent: options.userAgent };
+  const core = makeApiClient(kc, CoreV1Api, client);
+  const apps = makeApiClient(kc, AppsV1Api, client);
+  return {
+    counter,
+    async readSecret(namespace, name) {
+      const secret = await new SecretClient(core, namespace).read(name);
+      return secret === undefined ? undefined : secretObject(secret, namespace);
+    },
+    async readMountedSecret(namespace, deployment, volume) {
+      try {
+        const found = await new DeploymentClient(apps, namespace).read(deployment);
+        const mounted = found?.spec?.template.spec?.volumes?.find((v) => v.name === volume);
+        return mounted?.secret?.secretName;
+      } catch (error) {
+        // Advisory only: without permission to read Deployments, skip the switch warning.
+        if (error instanceof HapticError && error.code === errorCodes.KUBE_FORBIDDEN) {
+          return undefined;
+        }
+        throw error;
+      }
+    },
+  };
+}

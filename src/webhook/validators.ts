@@ -1,0 +1,107 @@
+/**
+ * The admission validators (the third layer): what to say about a create, an update or a
+ * delete of one Secret. They never see HTTP; they return the shared validator's reports.
+ */
+import {
+  type AgentIdentityConfig,
+  type EmbeddedChart,
+  type Finding,
+  type ReleaseIo,
+  type SecretDecoder,
+  type SecretObject,
+  type ValidationReport,
+  secretLabel,
+  validateRelease,
+  validateSecretWrite,
+  validationCodes,
+} from '../validation/index.ts';
+import { decodeBase64 } from '../validation/secret-data.ts';
+import { parseValues } from '../validation/parse-values.ts';
+
+export interface AdmissionValidator {
+  validateCreate(next: SecretObject): Promise<ValidationReport>;
+  validateUpdate(old: SecretObject, next: SecretObject): Promise<ValidationReport>;
+  validateDelete(old: SecretObject): Promise<ValidationReport>;
+}
+
+/** The release's agent identity and issuer Secrets. */
+export function identitySecretValidator(
+  config: AgentIdentityConfig,
+  decoder: SecretDecoder,
+  clock: () => Date,
+): AdmissionValidator {
+  const run = (
+    operation: 'CREATE' | 'UPDATE' | 'DELETE',
+    old: SecretObject | undefined,
+    next: SecretObject | undefined,
+  ): Promise<ValidationReport> =>
+    Promise.resolve(validateSecretWrite({ operation, old, next, config, now: clock() }, decoder));
+  return {
+    validateCreate: (next) => run('CREATE', undefined, next),
+    validateUpdate: (old, next) => run('UPDATE', old, next),
+    validateDelete: (old) => run('DELETE', old, undefined),
+  };
+}
+
+export interface ReleaseValidatorOptions {
+  readonly release: string;
+  readonly chart: EmbeddedChart;
+  readonly io: ReleaseIo;
+  readonly clock: () => Date;
+}
+
+/** The annotation with which the chart marks the chart version of its values Secret. */
+export const chartVersionAnnotation = 'haptic.haproxy.org/chart-version';
+
+/** The key of the values Secret that holds the release's values. */
+export const valuesKey = 'values.yaml';
+
+function single(finding: Finding): ValidationReport {
+  return { allowed: finding.severity !== 'error', findings: [finding] };
+}
+
+/**
+ * The pre-rollout values Secret: the full release validation of the pre-rollout Job, so a
+ * server-side dry run of the Secret gives the Job's verdict early. Values for another chart
+ * version pass with a warning: the Job of that chart validates them.
+ */
+export function valuesSecretValidator(options: ReleaseValidatorOptions): AdmissionValidator {
+  const validate = async (next: SecretObject): Promise<ValidationReport> => {
+    const source = `${valuesKey} of Secret ${secretLabel(next)}`;
+    const raw = next.data[valuesKey];
+    const bytes = typeof raw === 'string' ? decodeBase64(raw) : raw;
+    if (bytes === undefined) {
+      return single({
+        code: validationCodes.ValuesUnparsable,
+        severity: 'error',
+        path: `secret/${next.name}/${valuesKey}`,
+        message: `Secret ${secretLabel(next)} has no readable ${valuesKey}: it must hold the release's values as YAML.`,
+      });
+    }
+    const parsed = parseValues(Buffer.from(bytes).toString('utf8'), source);
+    if (!parsed.ok) return single(parsed.finding);
+    const version = next.annotations[chartVersionAnnotation];
+    if (version !== undefined && version !== options.chart.version) {
+      return single({
+        code: validationCodes.ValuesForOtherChart,
+        severity: 'warning',
+        path: `secret/${next.name}/metadata`,
+        message: `These values are for chart ${version}; this controller embeds chart ${options.chart.version}, so the pre-rollout Job of chart ${version} validates them.`,
+      });
+    }
+    const request = {
+      release: options.release,
+      namespace: next.namespace,
+      values: parsed.values,
+      chart: options.chart,
+      expectedChartVersion: version,
+      now: options.clock(),
+    };
+    return validateRelease(request, options.io);
+  };
+  return {
+    validateCreate: validate,
+    validateUpdate: (_old, next) => validate(next),
+    validateDelete: () => Promise.resolve({ allowed: true, findings: [] }),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The webhook assembled: routes for the release's identity and issuer Secrets and its
+ * pre-rollout values Secret, dispatch with a deadline, the express app, the HTTPS listener.
+ * `haptic webhook` serves it alone; `haptic run` serves the same thing on :9443.
+ */
+import {
+  type AgentIdentityConfig,
+  type EmbeddedChart,
+  type ReleaseIo,
+  SecretDecoder,
+  preRolloutNames,
+  secretWriteRole,
+} from '../validation/index.ts';
+import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
+import { createWebhookApp } from './app.ts';
+import { type ReviewEvent, type SecretRoutes, reviewAdmission } from './dispatch.ts';
+import { type ListenOptions, type WebhookServer, listenHttps } from './server.ts';
+import {
+  type AdmissionValidator,
+  identitySecretValidator,
+  valuesSecretValidator,
+} from './validators.ts';
+
+/**
+ * Time a review may take. Below the registration's timeoutSeconds (5 s in the chart), so the
+ * API server receives our answer, not its own timeout.
+ * @default 4000
+ */
+export const defaultDeadlineMs = 4000;
+
+export interface WebhookOptions {
+  /** The release's agent identities; absent: identity and issuer Secrets are not validated. */
+  readonly identities?: AgentIdentityConfig;
+  /** The release whose pre-rollout values Secret gets the full preflight validation. */
+  readonly release?: {
+    readonly name: string;
+    readonly namespace: string;
+    readonly chart: EmbeddedChart;
+    readonly io: ReleaseIo;
+  };
+  /** @default {@link defaultDeadlineMs} */
+  readonly deadlineMs?: number;
+  /** @default 8 MiB */
+  readonly maxBodyBytes?: number;
+  /** @default () => new Date() */
+  readonly clock?: () => Date;
+  readonly onReview?: (event: ReviewEvent) => void;
+  readonly onHttpError?: (status: number, message: string) => void;
+}
+
+function routesFor(options: WebhookOptions): SecretRoutes {
+  const clock = options.clock ?? (() => new Date());
+  const identities = options.identities;
+  const identityValidator =
+    identities === undefined
+      ? undefined
+      : identitySecretValidator(identities, new SecretDecoder(), clock);
+  const release = options.release;
+  const valuesSecret =
+    release === undefined ? undefined : preRolloutNames(release.name).valuesSecret;
+  const valuesValidator =
+    release === undefined
+      ? undefined
+      : valuesSecretValidator({
+          release: release.name,
+          chart: release.chart,
+          io: release.io,
+          clock,
+        });
+  return (namespace, name): AdmissionValidator | undefined => {
+    if (identities !== undefined && secretWriteRole(identities, namespace, name) !== undefined) {
+      return identityValidator;
+    }
+    if (release !== undefined && namespace === release.namespace && name === valuesSecret) {
+      return valuesValidator;
+    }
+    return undefined;
+  };
+}
+
+/** Reviews AdmissionReview requests (dispatch and validators, no HTTP). */
+export function createReviewer(
+  options: WebhookOptions,
+): (request: AdmissionRequest) => Promise<AdmissionResponse> {
+  const routes = routesFor(options);
+  const deadlineMs = options.deadlineMs ?? defaultDeadlineMs;
+  return (request) =>
+    reviewAdmission(request, {
+      routes,
+      deadlineMs,
+      ...(options.onReview === undefined ? {} : { onReview: options.onReview }),
+    });
+}
+
+/** Starts the HTTPS webhook (`POST /validate`). */
+export function startWebhook(
+  options: WebhookOptions,
+  listen: ListenOptions,
+): Promise<WebhookServer> {
+  const app = createWebhookApp({
+    review: createReviewer(options),
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    ...(options.onHttpError === undefined ? {} : { onHttpError: options.onHttpError }),
+  });
+  return listenHttps(app, listen);
+}
