@@ -4,6 +4,8 @@ import { describeError } from '../errors.ts';
 import { readPackageVersion } from '../version.ts';
 import { registerCertificatesCommand } from './certificates-command.ts';
 import { registerCrdsCommand } from './crds-command.ts';
+import { registerPreflightCommand } from './preflight-command.ts';
+import { registerWebhookCommand } from './webhook-command.ts';
 
 const program = new Command('haptic')
   .description('HAProxy Template Ingress Controller: controller, agent, validator and certificates')
@@ -22,6 +24,8 @@ program
 
 registerCertificatesCommand(program);
 registerCrdsCommand(program);
+registerPreflightCommand(program);
+registerWebhookCommand(program);
 
 try {
   await program.parseAsync(process.argv);

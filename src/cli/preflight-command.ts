@@ -1,0 +1,132 @@
+/**
+ * `haptic preflight`: the pre-rollout Job. Reads the values files, renders the embedded chart,
+ * checks its version, and runs the shared validator against live cluster state. Never writes
+ * to the cluster. Exit 0 accept, 1 reject, 2 usage or environment error.
+ */
+import { readFile } from 'node:fs/promises';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { HapticError, describeError, errorCodes } from '../errors.ts';
+
+interface PreflightFlags {
+  readonly values?: readonly string[];
+  readonly namespace: string;
+  readonly release: string;
+  readonly chart?: string;
+  readonly expectChartVersion?: string;
+  readonly kubeconfig?: string;
+  readonly output: 'text' | 'json';
+  readonly offline?: boolean;
+}
+
+const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function kubernetesName(value: string): string {
+  if (value.length > 63 || !dns1123Label.test(value)) {
+    throw new InvalidArgumentError('must be a lower-case DNS-1123 label such as haptic.');
+  }
+  return value;
+}
+
+function repeatable(value: string, previous: readonly string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+async function readValuesFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new HapticError(
+      errorCodes.USAGE_INVALID,
+      `values file ${path} cannot be read (${describeError(error)}); check the path.`,
+      { cause: error },
+    );
+  }
+}
+
+/** Runs the preflight and returns its exit code. */
+async function runPreflight(flags: PreflightFlags): Promise<number> {
+  // Loaded here, not at start-up, so other commands stay fast.
+  const validation = await import('../validation/index.ts');
+  const { parseValues } = await import('../validation/parse-values.ts');
+  const { formatReport } = await import('../validation/format-report.ts');
+  const { createReleaseIo, loadEmbeddedChart } = await import('../webhook/index.ts');
+  const { readPackageVersion } = await import('../version.ts');
+
+  const subject = `release ${flags.release} in namespace ${flags.namespace}`;
+  const texts = await Promise.all((flags.values ?? []).map(readValuesFile));
+  const layers: Record<string, unknown>[] = [];
+  for (const [index, text] of texts.entries()) {
+    const parsed = parseValues(text, `values file ${flags.values?.[index] ?? ''}`);
+    if (!parsed.ok) {
+      const verdict = { allowed: false, findings: [parsed.finding] };
+      process.stdout.write(formatReport(verdict, flags.output, subject));
+      return 1;
+    }
+    layers.push({ ...parsed.values });
+  }
+  const chart = loadEmbeddedChart(flags.chart);
+  const live =
+    flags.offline === true
+      ? undefined
+      : (await import('../webhook/kube-live-reader.ts')).createKubeLiveReader({
+          ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
+          userAgent: `haptic/${readPackageVersion()} (preflight)`,
+        });
+  const io = createReleaseIo({
+    release: flags.release,
+    namespace: flags.namespace,
+    ...(flags.chart === undefined ? {} : { chartDir: flags.chart }),
+    ...(live === undefined ? {} : { live }),
+  });
+  const report = await validation.validateRelease(
+    {
+      release: flags.release,
+      namespace: flags.namespace,
+      values: validation.mergeValueLayers(layers),
+      chart,
+      expectedChartVersion: flags.expectChartVersion,
+      now: new Date(),
+    },
+    io,
+  );
+  process.stdout.write(formatReport(report, flags.output, subject));
+  return report.allowed ? 0 : 1;
+}
+
+export function registerPreflightCommand(program: Command): void {
+  program
+    .command('preflight')
+    .description(
+      'validate a release before rollout: render the embedded chart with the values, check its version and the live state; exit 0 accept, 1 reject, 2 usage or environment error',
+    )
+    .option(
+      '-f, --values <file>',
+      'values file, applied in order like helm -f (repeatable)',
+      repeatable,
+    )
+    .option('-n, --namespace <namespace>', 'namespace of the release', kubernetesName, 'haptic')
+    .option('--release <name>', 'name of the release', kubernetesName, 'haptic')
+    .option('--chart <dir>', 'chart directory (default: the chart embedded in this binary)')
+    .addOption(
+      new Option(
+        '--expect-chart-version <version>',
+        'chart version being installed; must equal the embedded chart',
+      ).env('HAPTIC_EXPECT_CHART_VERSION'),
+    )
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig file (default: KUBECONFIG, ~/.kube/config, or in-cluster)',
+    )
+    .addOption(
+      new Option('--output <format>', 'report format').choices(['text', 'json']).default('text'),
+    )
+    .option('--offline', 'skip the live checks (no cluster access); the report says so')
+    .action(async (flags: PreflightFlags) => {
+      try {
+        process.exitCode = await runPreflight(flags);
+      } catch (error) {
+        process.stderr.write(`haptic preflight: ${describeError(error)}\n`);
+        process.exitCode = 2;
+      }
+    });
+}

@@ -1,0 +1,184 @@
+/**
+ * `haptic webhook`: the validating admission webhook alone (the same code `haptic run` serves
+ * on :9443). It guards the release's agent identity and issuer Secrets and gives the
+ * pre-rollout values Secret the pre-rollout Job's verdict.
+ */
+import { readFile } from 'node:fs/promises';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { HapticError, describeError, errorCodes } from '../errors.ts';
+import type { CertificateProvider } from '../validation/secret-provider.ts';
+
+interface WebhookFlags {
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly certDir: string;
+  readonly namespace: string;
+  readonly release: string;
+  readonly values?: readonly string[];
+  readonly provider?: CertificateProvider;
+  readonly issuerSecret?: string;
+  readonly serverSecret?: string;
+  readonly clientSecret?: string;
+  readonly serverName?: string;
+  readonly clientName?: string;
+  readonly kubeconfig?: string;
+  readonly offline?: boolean;
+  readonly deadlineMs: number;
+}
+
+function listenAddress(value: string): { host: string; port: number } {
+  const match = /^(.*):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[2]);
+  if (match === null || port > 65535) {
+    throw new InvalidArgumentError('must be [host]:port, for example :9443 or 127.0.0.1:9443.');
+  }
+  const host = (match[1] ?? '').replace(/^\[(.*)\]$/, '$1');
+  return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+function milliseconds(value: string): number {
+  if (!/^\d{2,5}$/.test(value)) throw new InvalidArgumentError('must be a whole number of ms.');
+  return Number(value);
+}
+
+function repeatable(value: string, previous: readonly string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+async function serve(flags: WebhookFlags): Promise<void> {
+  const validation = await import('../validation/index.ts');
+  const { parseValues } = await import('../validation/parse-values.ts');
+  const webhook = await import('../webhook/index.ts');
+  const { pino } = await import('pino');
+  const { readPackageVersion } = await import('../version.ts');
+  const log = pino({ base: { component: 'webhook' } });
+
+  const layers: Record<string, unknown>[] = [];
+  for (const path of flags.values ?? []) {
+    const parsed = parseValues(await readFile(path, 'utf8'), `values file ${path}`);
+    if (!parsed.ok) throw new HapticError(errorCodes.USAGE_INVALID, parsed.finding.message);
+    layers.push({ ...parsed.values });
+  }
+  const chart = webhook.loadEmbeddedChart();
+  const values = validation.readReleaseValues(
+    validation.coalesceValues(validation.mergeValueLayers(layers), chart.defaults),
+  );
+  const plan = validation.planRelease(flags.release, flags.namespace, values);
+  const named = (role: 'issuer' | 'server' | 'client'): string | undefined =>
+    plan.secrets.find((secret) => secret.role === role)?.name;
+  const provider =
+    flags.provider ?? (plan.agentProvider === 'legacy' ? undefined : plan.agentProvider);
+  const issuerSecret = flags.issuerSecret ?? named('issuer');
+  const identities =
+    provider === undefined
+      ? undefined
+      : {
+          namespace: flags.namespace,
+          provider,
+          ...(issuerSecret === undefined ? {} : { issuerSecret }),
+          serverSecret: flags.serverSecret ?? named('server') ?? '',
+          clientSecret: flags.clientSecret ?? named('client') ?? '',
+          serverName: flags.serverName ?? plan.peerNames.server,
+          clientName: flags.clientName ?? plan.peerNames.client,
+        };
+  const live =
+    flags.offline === true
+      ? undefined
+      : (await import('../webhook/kube-live-reader.ts')).createKubeLiveReader({
+          ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
+          userAgent: `haptic/${readPackageVersion()} (webhook)`,
+        });
+  const server = await webhook.startWebhook(
+    {
+      ...(identities === undefined ? {} : { identities }),
+      release: {
+        name: flags.release,
+        namespace: flags.namespace,
+        chart,
+        io: webhook.createReleaseIo({
+          release: flags.release,
+          namespace: flags.namespace,
+          ...(live === undefined ? {} : { live }),
+        }),
+      },
+      deadlineMs: flags.deadlineMs,
+      onReview: (event) => {
+        log.info(event, event.allowed ? 'admission allowed' : 'admission denied');
+      },
+      onHttpError: (status, message) => {
+        log.warn({ status }, message);
+      },
+    },
+    {
+      host: flags.listen.host,
+      port: flags.listen.port,
+      certificates: webhook.directoryCertificateSource(flags.certDir),
+    },
+  );
+  log.info(
+    { host: server.host, port: server.port, identities, live: live !== undefined },
+    'webhook serving',
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      log.info('webhook stopping');
+      void server.close().then(resolve);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}
+
+export function registerWebhookCommand(program: Command): void {
+  program
+    .command('webhook')
+    .description(
+      "serve the validating admission webhook alone (POST /validate over HTTPS): the release's agent identity and issuer Secrets, and its pre-rollout values Secret",
+    )
+    .option('--listen <[host]:port>', 'address to listen on', listenAddress, listenAddress(':9443'))
+    .option(
+      '--cert-dir <dir>',
+      'directory with the serving tls.crt and tls.key',
+      '/etc/haptic/webhook-tls',
+    )
+    .option('-n, --namespace <namespace>', 'namespace of the release', 'haptic')
+    .option('--release <name>', 'name of the release', 'haptic')
+    .option(
+      '-f, --values <file>',
+      "the release's values, to derive Secret names and peer names (repeatable)",
+      repeatable,
+    )
+    .addOption(
+      new Option('--provider <provider>', 'agent TLS provider (default: from the values)').choices([
+        'default',
+        'cert-manager',
+        'external',
+      ]),
+    )
+    .option('--issuer-secret <name>', 'issuer Secret (default: from the values)')
+    .option('--server-secret <name>', 'agent identity Secret (default: from the values)')
+    .option('--client-secret <name>', 'controller identity Secret (default: from the values)')
+    .option('--server-name <dns>', 'DNS SAN of the agent certificate (default: from the values)')
+    .option(
+      '--client-name <dns>',
+      'DNS SAN of the controller certificate (default: from the values)',
+    )
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig file (default: KUBECONFIG, ~/.kube/config, or in-cluster)',
+    )
+    .option('--offline', 'validate the values Secret without live checks')
+    .option(
+      '--deadline-ms <ms>',
+      'time a review may take before it is answered 504',
+      milliseconds,
+      4000,
+    )
+    .action(async (flags: WebhookFlags) => {
+      try {
+        await serve(flags);
+      } catch (error) {
+        process.stderr.write(`haptic webhook: ${describeError(error)}\n`);
+        process.exitCode = 2;
+      }
+    });
+}
