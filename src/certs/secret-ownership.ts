@@ -33,14 +33,17 @@ function foreignOwner(
   const name = `${names.namespace}/${names[target]}`;
   if (provider === 'default') return undefined;
   const markers = providerMarkers(metadata);
-  const found = markers.length === 0 ? 'no provider marker' : markers.join(', ');
+  const found =
+    markers.length === 0
+      ? ` (no label ${certificateProviderLabel}=${defaultProviderLabelValue})`
+      : ` (${markers.join(', ')})`;
   const fix =
     provider === 'external'
       ? `If it is a leftover of the default provider, add the label ${certificateProviderLabel}=${defaultProviderLabelValue}; otherwise choose another Secret name for the ${targetLabels[target]}.`
       : `Remove the markers of the provider that does not own it, or choose another Secret name for the ${targetLabels[target]}.`;
   return {
     reason: renewalReasons.SecretOwnedByOtherProvider,
-    message: `Secret ${name} (${targetLabels[target]}) belongs to ${describeProvider(provider)} (${found}); the default provider never writes into another provider's Secret. ${fix}`,
+    message: `Secret ${name} (${targetLabels[target]}) belongs to ${describeProvider(provider)}${found}; the default provider never writes into another provider's Secret. ${fix}`,
   };
 }
 

@@ -1,0 +1,319 @@
+/**
+ * Runs `haptic certificates renew` / `check` as real processes against the shared control
+ * plane, and reads back what they wrote. Times are given with `--now`, never waited for.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
+import { execa } from 'execa';
+import { inject } from 'vitest';
+import {
+  type x509,
+  certificateFingerprint,
+  decodeCertificateChain,
+} from '../../../src/pki/index.ts';
+import { adminKubeConfig, helm, kubectl, serviceAccountKubeconfig } from '../../support/cluster.ts';
+
+const cli = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
+const dayMs = 86_400_000;
+
+/** Secret names used by every test, as the chart names them for release `haptic`. */
+export const names = {
+  issuer: 'haptic-agent-ca',
+  server: 'haptic-agent-server-tls',
+  client: 'haptic-agent-client-tls',
+} as const;
+
+export type Target = keyof typeof names;
+
+/** A fixed start of time for tests that drive the clock with `--now`. */
+export const t0 = new Date('2030-01-01T00:00:00Z');
+
+/** `t0` (or `from`) plus whole days and optional seconds. */
+export function after(days: number, seconds = 0, from: Date = t0): Date {
+  return new Date(from.getTime() + days * dayMs + seconds * 1000);
+}
+
+/** RFC 3339 UTC, as `--now` takes it. */
+export function rfc3339(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+export interface LogLine {
+  readonly level: string;
+  readonly event?: string;
+  readonly action?: string;
+  readonly reason?: string;
+  readonly secret?: string;
+  readonly operation?: string;
+  readonly generation?: number;
+  readonly writes?: number;
+  readonly requests?: Record<string, number>;
+  readonly msg: string;
+}
+
+export interface CommandRun {
+  readonly exitCode: number | undefined;
+  /** Set when the process was killed (the fault injection kills with SIGKILL). */
+  readonly signal: string | undefined;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout parsed as JSON lines (renew only). */
+  readonly logs: readonly LogLine[];
+}
+
+export interface RenewArgs {
+  readonly now?: Date;
+  readonly validityDays?: number;
+  readonly exitAfterWrites?: number;
+  /** A kubeconfig other than the admin one (e.g. the renewal ServiceAccount's). */
+  readonly kubeconfig?: string;
+  readonly extra?: readonly string[];
+}
+
+function parseLogs(stdout: string): LogLine[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+async function runCli(
+  args: readonly string[],
+  kubeconfig?: string,
+  jsonLogs = true,
+): Promise<CommandRun> {
+  const result = await execa(process.execPath, [cli, ...args], {
+    env: { KUBECONFIG: kubeconfig ?? inject('kubeconfig') },
+    extendEnv: false,
+    reject: false,
+  });
+  return {
+    exitCode: result.exitCode,
+    signal: result.signal,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    logs: jsonLogs ? parseLogs(result.stdout) : [],
+  };
+}
+
+/** `haptic certificates renew` with the chart's flags for release `haptic` in `namespace`. */
+export function renew(namespace: string, args: RenewArgs = {}): Promise<CommandRun> {
+  return runCli(
+    [
+      'certificates',
+      'renew',
+      `--namespace=${namespace}`,
+      `--issuer-secret=${names.issuer}`,
+      `--server-secret=${names.server}`,
+      `--client-secret=${names.client}`,
+      '--server-name=haptic-agent',
+      '--client-name=haptic-controller',
+      `--validity-days=${args.validityDays ?? 365}`,
+      ...(args.now === undefined ? [] : [`--now=${rfc3339(args.now)}`]),
+      ...(args.exitAfterWrites === undefined
+        ? []
+        : [`--exit-after-writes=${args.exitAfterWrites}`]),
+      ...(args.extra ?? []),
+    ],
+    args.kubeconfig,
+  );
+}
+
+/** `haptic certificates check` with the given arguments. */
+export function check(args: readonly string[]): Promise<CommandRun> {
+  return runCli(['certificates', 'check', ...args], undefined, false);
+}
+
+/** The run's final log line (`finished` or `failed`). */
+export function summary(run: CommandRun): LogLine | undefined {
+  return run.logs.findLast((line) => line.event === 'finished' || line.event === 'failed');
+}
+
+/** Actions the run decided, in order. */
+export function actions(run: CommandRun): string[] {
+  return run.logs.filter((line) => line.event === 'decision').map((line) => line.action ?? '');
+}
+
+/** Secrets the run wrote, in order. */
+export function written(run: CommandRun): string[] {
+  return run.logs.filter((line) => line.event === 'write').map((line) => line.secret ?? '');
+}
+
+export type Snapshot = Readonly<Record<Target, V1Secret | undefined>>;
+
+/** The three Secrets as they are now (admin read; undefined when absent). */
+export async function readSecrets(namespace: string): Promise<Snapshot> {
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  const read = async (name: string): Promise<V1Secret | undefined> => {
+    try {
+      return await core.readNamespacedSecret({ name, namespace });
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    issuer: await read(names.issuer),
+    server: await read(names.server),
+    client: await read(names.client),
+  };
+}
+
+/** resourceVersion of each Secret. */
+export function versions(snapshot: Snapshot): Record<Target, string | undefined> {
+  return {
+    issuer: snapshot.issuer?.metadata?.resourceVersion,
+    server: snapshot.server?.metadata?.resourceVersion,
+    client: snapshot.client?.metadata?.resourceVersion,
+  };
+}
+
+/** A key of a Secret as text (undefined when absent). */
+export function text(secret: V1Secret | undefined, key: string): string | undefined {
+  const value = secret?.data?.[key];
+  return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+}
+
+/** The certificates of a PEM key of a Secret. */
+export function certificates(
+  secret: V1Secret | undefined,
+  key: string,
+): readonly x509.X509Certificate[] {
+  const pem = text(secret, key);
+  if (pem === undefined)
+    throw new Error(`no ${key} in Secret ${secret?.metadata?.name ?? '(absent)'}`);
+  return decodeCertificateChain(pem);
+}
+
+/** SHA-256 fingerprint of the first certificate of a PEM key. */
+export function fingerprint(secret: V1Secret | undefined, key: string): string {
+  const [first] = certificates(secret, key);
+  if (first === undefined) throw new Error(`empty ${key}`);
+  return certificateFingerprint(first);
+}
+
+/** The issuer's generation. */
+export function generation(snapshot: Snapshot): number {
+  return Number(text(snapshot.issuer, 'generation'));
+}
+
+function pemFile(dir: string, name: string, pems: readonly string[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, pems.join(''));
+  return path;
+}
+
+export interface VerifyOptions {
+  /** tls.crt: the leaf, then intermediates. */
+  readonly chain: readonly x509.X509Certificate[];
+  readonly anchors: readonly x509.X509Certificate[];
+  readonly at: Date;
+  readonly purpose: 'sslserver' | 'sslclient';
+  readonly hostname: string;
+}
+
+/** `openssl verify` of a leaf (intermediates as -untrusted) against anchors, at a given time. */
+export async function opensslVerify(
+  options: VerifyOptions,
+): Promise<{ ok: boolean; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'verify-'));
+  const [leaf, ...intermediates] = options.chain.map((c) => c.toString('pem') + '\n');
+  if (leaf === undefined || options.anchors.length === 0)
+    return { ok: false, output: 'nothing to verify' };
+  const args = [
+    'verify',
+    '-CAfile',
+    pemFile(
+      dir,
+      'anchors.pem',
+      options.anchors.map((c) => c.toString('pem') + '\n'),
+    ),
+    '-attime',
+    String(Math.floor(options.at.getTime() / 1000)),
+    '-purpose',
+    options.purpose,
+    '-verify_hostname',
+    options.hostname,
+    '-x509_strict',
+  ];
+  if (intermediates.length > 0)
+    args.push('-untrusted', pemFile(dir, 'untrusted.pem', intermediates));
+  args.push(pemFile(dir, 'leaf.pem', [leaf]));
+  const result = await execa('openssl', args, { reject: false, all: true });
+  return { ok: result.exitCode === 0 && /: OK$/m.test(result.all), output: result.all };
+}
+
+/** The CAs an identity Secret trusts at `at`: ca.crt, and previous-ca.crt until previous-ca-until. */
+export function trustAt(secret: V1Secret | undefined, at: Date): x509.X509Certificate[] {
+  const anchors = [...certificates(secret, 'ca.crt')];
+  const until = text(secret, 'previous-ca-until');
+  if (until !== undefined && at.getTime() < new Date(until).getTime()) {
+    anchors.push(...certificates(secret, 'previous-ca.crt'));
+  }
+  return anchors;
+}
+
+/**
+ * Whether controller and agent authenticate each other at `at` with the Secrets as they are:
+ * the agent's chain against the controller's trust, and the controller's against the agent's.
+ */
+export async function peersAuthenticate(
+  snapshot: Snapshot,
+  at: Date,
+): Promise<{ server: string; client: string }> {
+  const server = await opensslVerify({
+    chain: certificates(snapshot.server, 'tls.crt'),
+    anchors: trustAt(snapshot.client, at),
+    at,
+    purpose: 'sslserver',
+    hostname: 'haptic-agent',
+  });
+  const client = await opensslVerify({
+    chain: certificates(snapshot.client, 'tls.crt'),
+    anchors: trustAt(snapshot.server, at),
+    at,
+    purpose: 'sslclient',
+    hostname: 'haptic-controller',
+  });
+  return { server: server.ok ? 'OK' : server.output, client: client.ok ? 'OK' : client.output };
+}
+
+const chartDir = fileURLToPath(new URL('../../../chart', import.meta.url));
+
+/** Objects of one template of the embedded chart, rendered for release `haptic` in `namespace`. */
+export async function renderTemplate(
+  namespace: string,
+  template: string,
+  set: readonly string[] = [],
+): Promise<string> {
+  const args = [
+    'template',
+    'haptic',
+    chartDir,
+    '-n',
+    namespace,
+    '--show-only',
+    `templates/${template}`,
+  ];
+  for (const value of set) args.push('--set', value);
+  const result = await helm(args);
+  if (result.exitCode !== 0) throw new Error(`helm template failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** Applies rendered objects to the shared control plane. */
+export async function apply(namespace: string, manifest: string): Promise<void> {
+  const result = await kubectl(['apply', '-n', namespace, '-f', '-'], manifest);
+  if (result.exitCode !== 0) throw new Error(`kubectl apply failed: ${result.stderr}`);
+}
+
+/**
+ * The renewal CronJob with its ServiceAccount and Role as the chart renders them, applied;
+ * returns a kubeconfig of that ServiceAccount (its token, nothing else).
+ */
+export async function renewalServiceAccount(namespace: string): Promise<string> {
+  await apply(namespace, await renderTemplate(namespace, 'agent-renewal-cronjob.yaml'));
+  return serviceAccountKubeconfig(namespace, 'haptic-agent-renewal');
+}
