@@ -39,6 +39,14 @@ export const errorCodes = {
   WEBHOOK_CERTIFICATE_INVALID: 'HAPTIC_WEBHOOK_CERTIFICATE_INVALID',
   /** The webhook could not listen on its address (port in use, bad address). */
   WEBHOOK_LISTEN_FAILED: 'HAPTIC_WEBHOOK_LISTEN_FAILED',
+  /** Mounted TLS identity or trust (tls.crt, tls.key, ca.crt, previous-ca.*) is missing or unusable. */
+  TLS_MATERIAL_INVALID: 'HAPTIC_TLS_MATERIAL_INVALID',
+  /** The agent could not prepare its directories, state file, or sockets. */
+  AGENT_START_FAILED: 'HAPTIC_AGENT_START_FAILED',
+  /** The agent's HAProxy master socket is unreachable or answered unexpectedly. */
+  AGENT_HAPROXY_UNAVAILABLE: 'HAPTIC_AGENT_HAPROXY_UNAVAILABLE',
+  /** A call from the controller to an agent failed (transport, TLS, or the agent's answer). */
+  AGENT_CALL_FAILED: 'HAPTIC_AGENT_CALL_FAILED',
 } as const;
 
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];

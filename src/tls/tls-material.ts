@@ -1,0 +1,263 @@
+/**
+ * One revision of mounted TLS material, decoded and judged. Pure: bytes in, decoded material
+ * or a problem out; time-dependent rules take `now`. Used by the agent (server identity) and
+ * the controller (client identity) alike.
+ *
+ * - `tls.crt`: the own certificate, then intermediates; `tls.key`: its private key.
+ * - `ca.crt`: the CAs the peer's certificate must chain to.
+ * - `previous-ca.crt` + `previous-ca-until` (RFC 3339 UTC): CAs also trusted until that
+ *   deadline, which must be at most 24 hours ahead; one without the other is invalid.
+ */
+import { createHash } from 'node:crypto';
+import { identitySecretKeys } from '../certs/secret-material.ts';
+import { parseUtcTimestamp } from '../certs/utc-timestamp.ts';
+import { describeError } from '../errors.ts';
+import {
+  type CryptoKey,
+  type x509,
+  decodeCertificateChain,
+  decodePrivateKey,
+  keyMatchesCertificate,
+} from '../pki/index.ts';
+import { type MaterialReason, type Problem, materialReasons } from './reasons.ts';
+
+/** The files of a mounted identity Secret, by Secret key. */
+export const tlsFileNames = [
+  identitySecretKeys.certificate,
+  identitySecretKeys.privateKey,
+  identitySecretKeys.trust,
+  identitySecretKeys.previousTrust,
+  identitySecretKeys.previousTrustUntil,
+] as const;
+
+/** How far ahead `previous-ca-until` may lie. @default 24 hours */
+export const maxPreviousTrustAheadMs = 24 * 3_600_000;
+
+export interface TlsMaterial {
+  /** SHA-256 over every file's name and bytes: equal bytes, equal digest. */
+  readonly digest: string;
+  /** tls.crt: the own certificate first. */
+  readonly chain: readonly [x509.X509Certificate, ...x509.X509Certificate[]];
+  /** tls.crt as mounted, for the TLS stack. */
+  readonly certificatePem: string;
+  /** tls.key as mounted, for the TLS stack. Never logged. */
+  readonly privateKeyPem: string;
+  /** ca.crt. */
+  readonly trust: readonly x509.X509Certificate[];
+  readonly previousTrust?: {
+    readonly certificates: readonly x509.X509Certificate[];
+    readonly until: Date;
+  };
+}
+
+export type MaterialProblem = Problem<MaterialReason>;
+
+export type MaterialDecoding =
+  | { readonly ok: true; readonly material: TlsMaterial }
+  | ({ readonly ok: false; readonly digest: string } & MaterialProblem);
+
+/** The trust in force at one instant. */
+export interface EffectiveTrust {
+  /** ca.crt, plus previous-ca.crt while its deadline lies ahead. */
+  readonly anchors: readonly x509.X509Certificate[];
+  /** The previous-CA deadline, while previous trust is in force. */
+  readonly previousUntil: Date | undefined;
+}
+
+export type MaterialStatus =
+  | { readonly ok: true; readonly material: TlsMaterial; readonly trust: EffectiveTrust }
+  | ({ readonly ok: false } & MaterialProblem);
+
+/** Digest of a set of files, independent of the order they were read in. */
+export function filesDigest(files: Readonly<Record<string, Uint8Array>>): string {
+  const hash = createHash('sha256');
+  for (const name of Object.keys(files).sort()) {
+    const bytes = files[name];
+    if (bytes === undefined) continue;
+    hash.update(`${name}\0${bytes.byteLength}\0`).update(bytes);
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
+
+class Invalid extends Error {
+  readonly reason: MaterialReason;
+  constructor(reason: MaterialReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+function text(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+function required(
+  files: Readonly<Record<string, Uint8Array>>,
+  name: string,
+  where: string,
+): Uint8Array {
+  const bytes = files[name];
+  if (bytes === undefined || bytes.byteLength === 0) {
+    throw new Invalid(
+      materialReasons.MaterialMissing,
+      `${where} has no ${name}; project the identity Secret with tls.crt, tls.key and ca.crt.`,
+    );
+  }
+  return bytes;
+}
+
+function certificates(
+  bytes: Uint8Array,
+  name: string,
+  where: string,
+): readonly [x509.X509Certificate, ...x509.X509Certificate[]] {
+  try {
+    return decodeCertificateChain(bytes, `${name} in ${where}`);
+  } catch (error) {
+    throw new Invalid(materialReasons.MaterialUnparsable, describeError(error));
+  }
+}
+
+function previousTrust(
+  files: Readonly<Record<string, Uint8Array>>,
+  where: string,
+): TlsMaterial['previousTrust'] {
+  const { previousTrust: caName, previousTrustUntil: untilName } = identitySecretKeys;
+  const ca = files[caName];
+  const until = files[untilName];
+  if (ca === undefined && until === undefined) return undefined;
+  if (ca === undefined || until === undefined) {
+    const [present, missing] = ca === undefined ? [untilName, caName] : [caName, untilName];
+    throw new Invalid(
+      materialReasons.PreviousTrustIncomplete,
+      `${where} has ${present} without ${missing}; set both during a CA rotation or remove both.`,
+    );
+  }
+  const deadline = parseUtcTimestamp(text(until).trim());
+  if (deadline === undefined) {
+    throw new Invalid(
+      materialReasons.MaterialUnparsable,
+      `${untilName} in ${where} is not an RFC 3339 UTC timestamp such as 2030-03-01T12:00:00Z.`,
+    );
+  }
+  return { certificates: certificates(ca, caName, where), until: deadline };
+}
+
+function privateKeyOf(bytes: Uint8Array, name: string, where: string): CryptoKey {
+  try {
+    return decodePrivateKey(bytes).privateKey;
+  } catch (error) {
+    throw new Invalid(
+      materialReasons.MaterialUnparsable,
+      `${name} in ${where} is unusable: ${describeError(error)}`,
+    );
+  }
+}
+
+function decode(
+  files: Readonly<Record<string, Uint8Array>>,
+  where: string,
+  digest: string,
+): TlsMaterial {
+  const { certificate, privateKey, trust } = identitySecretKeys;
+  const certificateBytes = required(files, certificate, where);
+  const keyBytes = required(files, privateKey, where);
+  const trustBytes = required(files, trust, where);
+  const chain = certificates(certificateBytes, certificate, where);
+  const key = privateKeyOf(keyBytes, privateKey, where);
+  if (!keyMatchesCertificate(key, chain[0])) {
+    throw new Invalid(
+      materialReasons.KeyMismatch,
+      `${privateKey} in ${where} does not belong to the certificate ${chain[0].subject} in ${certificate}; ` +
+        'update tls.crt and tls.key together.',
+    );
+  }
+  const previous = previousTrust(files, where);
+  const material: TlsMaterial = {
+    digest,
+    chain,
+    certificatePem: text(certificateBytes),
+    privateKeyPem: text(keyBytes),
+    trust: certificates(trustBytes, trust, where),
+  };
+  return previous === undefined ? material : { ...material, previousTrust: previous };
+}
+
+/**
+ * Decodes one revision of the files. `where` names the directory in messages, for example
+ * `/etc/haptic/agent-tls`. Never throws: bad input is a problem with its reason.
+ */
+export function decodeTlsMaterial(
+  files: Readonly<Record<string, Uint8Array>>,
+  where: string,
+): MaterialDecoding {
+  const digest = filesDigest(files);
+  try {
+    return { ok: true, material: decode(files, where, digest) };
+  } catch (error) {
+    if (error instanceof Invalid) {
+      return { ok: false, digest, reason: error.reason, message: error.message };
+    }
+    return {
+      ok: false,
+      digest,
+      reason: materialReasons.MaterialUnparsable,
+      message: `${where} cannot be decoded: ${describeError(error)}`,
+    };
+  }
+}
+
+/**
+ * Whether decoded material may be used at `now`, and the trust in force then: the own
+ * certificate must be within its validity, and a previous-CA deadline at most 24 hours ahead
+ * (a passed deadline simply ends previous trust).
+ */
+export function materialStatusAt(
+  decoding: MaterialDecoding,
+  now: Date,
+  where: string,
+): MaterialStatus {
+  if (!decoding.ok) return { ok: false, reason: decoding.reason, message: decoding.message };
+  const { material } = decoding;
+  const at = now.getTime();
+  const previous = material.previousTrust;
+  if (previous !== undefined && previous.until.getTime() - at > maxPreviousTrustAheadMs) {
+    return {
+      ok: false,
+      reason: materialReasons.PreviousTrustDeadlineTooFar,
+      message:
+        `previous-ca-until in ${where} is ${previous.until.toISOString()}, more than 24 hours ahead; ` +
+        'set a deadline within 24 hours (one hour is usual).',
+    };
+  }
+  const [leaf] = material.chain;
+  if (at > leaf.notAfter.getTime()) {
+    return {
+      ok: false,
+      reason: materialReasons.IdentityExpired,
+      message: `The certificate ${leaf.subject} in ${where} expired at ${leaf.notAfter.toISOString()}; renew it and update the Secret.`,
+    };
+  }
+  if (at < leaf.notBefore.getTime()) {
+    return {
+      ok: false,
+      reason: materialReasons.IdentityNotYetValid,
+      message: `The certificate ${leaf.subject} in ${where} is not valid before ${leaf.notBefore.toISOString()}; check the clocks.`,
+    };
+  }
+  return { ok: true, material, trust: trustAt(material, now) };
+}
+
+/**
+ * The anchors in force at `now`: ca.crt, plus previous-ca.crt while its deadline lies ahead
+ * but no more than 24 hours ahead. No other check: this is what a TLS context may present
+ * even while the material is judged invalid for other reasons (an expired own certificate).
+ */
+export function trustAt(material: TlsMaterial, now: Date): EffectiveTrust {
+  const previous = material.previousTrust;
+  const remaining = previous === undefined ? 0 : previous.until.getTime() - now.getTime();
+  if (previous === undefined || remaining <= 0 || remaining > maxPreviousTrustAheadMs) {
+    return { anchors: material.trust, previousUntil: undefined };
+  }
+  return { anchors: [...material.trust, ...previous.certificates], previousUntil: previous.until };
+}
