@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { describeError } from '../errors.ts';
 import { readPackageVersion } from '../version.ts';
+import { registerAgentCommand } from './agent-command.ts';
 import { registerCertificatesCommand } from './certificates-command.ts';
 import { registerCrdsCommand } from './crds-command.ts';
 import { registerPreflightCommand } from './preflight-command.ts';
@@ -22,6 +23,7 @@ program
     process.stdout.write(`${readPackageVersion()}\n`);
   });
 
+registerAgentCommand(program);
 registerCertificatesCommand(program);
 registerCrdsCommand(program);
 registerPreflightCommand(program);

@@ -1,0 +1,57 @@
+/** The agent's settings, as `haptic agent` flags and environment give them. */
+import type { ApplyLimits } from './apply-request.ts';
+
+export interface ListenAddress {
+  /** undefined: every address. */
+  readonly host: string | undefined;
+  readonly port: number;
+}
+
+export type AgentTransport =
+  | {
+      readonly mode: 'mtls';
+      /** Mounted agent identity Secret (`--tls-dir`). @default /etc/haptic/agent-tls */
+      readonly tlsDir: string;
+      /** DNS SAN the controller's certificate must carry (`--tls-client-name`). */
+      readonly clientName: string;
+      /** Fallback polling of `tlsDir`. @default 10 seconds */
+      readonly pollIntervalMs?: number;
+    }
+  | {
+      /** `--legacy-basic-auth`: plain HTTP with DATAPLANE_USERNAME / DATAPLANE_PASSWORD. */
+      readonly mode: 'legacy-basic-auth';
+      readonly username: string;
+      readonly password: string;
+    };
+
+export interface AgentOptions {
+  /** `--listen`. @default :5555 */
+  readonly listen: ListenAddress;
+  readonly transport: AgentTransport;
+  /** Where HAProxy reads its files (`--base-dir`). @default /etc/haproxy/haptic */
+  readonly baseDir: string;
+  /** HAProxy's master socket (`--master-socket`). @default /var/run/haproxy/master.sock */
+  readonly masterSocket: string;
+  /** Health and state socket (`--local-socket`). @default /var/run/haptic/agent.sock */
+  readonly localSocket: string;
+  /** Last applied state (`--state-file`). @default /var/lib/haptic/state.json */
+  readonly stateFile: string;
+  /** HAProxy binary for `haproxy -c` messages (`--haproxy-binary`). @default haproxy */
+  readonly haproxyBinary: string;
+  /** Longest wait for a reload (`--reload-timeout`). @default 60 seconds */
+  readonly reloadTimeoutMs: number;
+  readonly limits: ApplyLimits;
+  /** How long in-flight requests may finish at shutdown. @default 30 seconds */
+  readonly shutdownGraceMs: number;
+}
+
+/** Parses `:5555`, `0.0.0.0:5555`, `127.0.0.2:5555` or `[::1]:5555`; a sentence if invalid. */
+export function parseListenAddress(text: string): ListenAddress | string {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[3]);
+  if (match === null || !Number.isInteger(port) || port < 1 || port > 65_535) {
+    return `"${text}" is not an address such as :5555, 0.0.0.0:5555 or [::1]:5555.`;
+  }
+  const host = match[1] ?? match[2];
+  return { host: host === '' ? undefined : host, port };
+}

@@ -1,0 +1,46 @@
+/**
+ * `haptic agent` as a process: JSON logs on stdout, the agent until SIGTERM or SIGINT, then
+ * a graceful stop (in-flight requests finish within the grace period). Returns the exit code:
+ * 0 after a requested stop, 1 when the agent cannot start.
+ */
+import { pino } from 'pino';
+import { describeError } from '../errors.ts';
+import { readPackageVersion } from '../version.ts';
+import type { AgentOptions } from './agent-options.ts';
+import { startAgent } from './agent-server.ts';
+
+export function agentLogger(level: string): pino.Logger {
+  return pino({
+    level,
+    base: { component: 'agent' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    // The private key never appears in logs; redact anything that might carry it.
+    redact: ['privateKeyPem', 'key', '*.privateKeyPem', '*.key'],
+  });
+}
+
+export async function runAgentProcess(options: AgentOptions, logLevel: string): Promise<number> {
+  const logger = agentLogger(logLevel);
+  logger.info({ version: readPackageVersion() }, 'agent starting');
+  let agent;
+  try {
+    agent = await startAgent(options, logger);
+  } catch (error) {
+    logger.fatal({ err: describeError(error) }, 'agent cannot start');
+    process.stderr.write(`haptic agent: ${describeError(error)}\n`);
+    return 1;
+  }
+  const running = agent;
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      logger.info({ signal }, 'agent stopping');
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      void running.close().finally(resolve);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  return 0;
+}

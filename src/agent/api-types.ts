@@ -1,0 +1,109 @@
+/**
+ * The agent's management API, shared by the agent and the controller's client. JSON over
+ * HTTPS with mutual TLS (or, in legacy mode, HTTP with Basic authentication).
+ *
+ * - `POST /v1/apply` with an {@link ApplyRequestBody}: the complete set of files HAProxy
+ *   should run with (haproxy.cfg, maps, certificates, other files). Files the agent wrote
+ *   before and that are missing from the set are removed. Answers {@link ApplyResponseBody}.
+ * - `GET /v1/state`: {@link AgentStateBody}.
+ * - Errors: {@link ErrorResponseBody}, status by reason (see `reasons.ts`).
+ */
+
+export const agentPaths = {
+  apply: '/v1/apply',
+  state: '/v1/state',
+  /** Local socket only. */
+  health: '/healthz',
+} as const;
+
+/** The main configuration file; applied last, required in every set. */
+export const configFileName = 'haproxy.cfg';
+
+export interface ApplyRequestFile {
+  /** Relative to the agent's base directory: no leading `/`, no `.` or `..` segments. */
+  readonly path: string;
+  /** `sha256:` and the lower-case hex SHA-256 of the decoded content. */
+  readonly digest: string;
+  /** The content, base64-encoded. */
+  readonly content: string;
+}
+
+export interface ApplyRequestBody {
+  readonly files: readonly ApplyRequestFile[];
+}
+
+export interface ApplyResponseBody {
+  /** False when the set equals what HAProxy already runs: nothing was written or reloaded. */
+  readonly changed: boolean;
+  readonly reloaded: boolean;
+  /** Counts applied changes since the state file was created. */
+  readonly generation: number;
+  /** Digest of haproxy.cfg now in force. */
+  readonly configDigest: string;
+  readonly durationMs: number;
+  /** PID of the HAProxy worker running the configuration, after a reload. */
+  readonly workerPid?: number;
+}
+
+export interface ErrorResponseBody {
+  readonly error: {
+    readonly reason: string;
+    readonly code: string;
+    readonly message: string;
+    readonly field?: string;
+    readonly haproxyMessage?: string;
+  };
+}
+
+export interface AppliedFileBody {
+  readonly path: string;
+  readonly digest: string;
+  readonly size: number;
+}
+
+export interface HAProxyProcessBody {
+  readonly pid: number;
+  readonly reloads: number;
+  readonly uptime: string;
+  readonly version: string;
+}
+
+export interface AgentStateBody {
+  readonly generation: number;
+  readonly configDigest: string | null;
+  readonly appliedAt: string | null;
+  readonly files: readonly AppliedFileBody[];
+  readonly haproxy:
+    | {
+        readonly reachable: true;
+        readonly master: HAProxyProcessBody & { readonly failedReloads: number };
+        readonly workers: readonly HAProxyProcessBody[];
+        readonly oldWorkers: readonly HAProxyProcessBody[];
+      }
+    | { readonly reachable: false; readonly error: string };
+  readonly tls: TlsStateBody;
+}
+
+export type TlsStateBody =
+  | { readonly mode: 'legacy-basic-auth' }
+  | {
+      readonly mode: 'mtls';
+      readonly dir: string;
+      readonly revision: string | null;
+      readonly loadedAt: string;
+      readonly valid: boolean;
+      readonly reason?: string;
+      readonly message?: string;
+      /** Fingerprints (SHA-256) of ca.crt. */
+      readonly caFingerprints: readonly string[];
+      /** Fingerprints of previous-ca.crt while it is trusted. */
+      readonly previousCaFingerprints: readonly string[];
+      readonly previousCaUntil: string | null;
+      readonly identity: {
+        readonly subject: string;
+        readonly dnsNames: readonly string[];
+        readonly notAfter: string;
+        readonly fingerprint: string;
+      } | null;
+      readonly clientName: string;
+    };

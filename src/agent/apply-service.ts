@@ -1,0 +1,220 @@
+/**
+ * Applying a set of files to HAProxy, one apply at a time:
+ *
+ *   lint haproxy.cfg → plan against the last applied set (unchanged: done, no reload)
+ *   → stage → keep last-known-good → rename into place (haproxy.cfg last)
+ *   → reload through the master socket → verify the new worker runs the new backends
+ *   → record the state.
+ *
+ * On failure the last-known-good files go back and HAProxy is reloaded with them; its old
+ * workers serve throughout. When HAProxy refused the configuration, `haproxy -c` runs on it
+ * (before the rollback, with the rejected files in place) for HAProxy's own message.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { configFileName } from './api-types.ts';
+import type { DesiredFile } from './apply-request.ts';
+import { checkHAProxyConfig } from './config-check.ts';
+import { declaredBackends, lintHaproxyConfig } from './config-lint.ts';
+import type { ConfigFileStore } from './file-store.ts';
+import { type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
+import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';
+import type { MasterSocket } from './master-socket.ts';
+import { type AgentFailure, agentReasons } from './reasons.ts';
+import { type AppliedState, writeStateFile } from './state-file.ts';
+
+export interface ApplyServiceOptions {
+  readonly store: ConfigFileStore;
+  readonly master: MasterSocket;
+  readonly stateFile: string;
+  readonly initialState: AppliedState;
+  readonly logger: Logger;
+  /** @default haproxy */
+  readonly haproxyBinary?: string;
+  /** Longest wait for a reload. @default 60 seconds */
+  readonly reloadTimeoutMs?: number;
+  /** The clock. @default Date.now */
+  readonly now?: () => Date;
+}
+
+export type ApplyOutcome =
+  | {
+      readonly ok: true;
+      readonly changed: boolean;
+      readonly reloaded: boolean;
+      readonly generation: number;
+      readonly configDigest: string;
+      readonly durationMs: number;
+      readonly workerPid?: number;
+    }
+  | ({ readonly ok: false } & AgentFailure);
+
+function failure(outcome: AgentFailure): ApplyOutcome {
+  return { ok: false, ...outcome };
+}
+
+export class ApplyService {
+  readonly #options: ApplyServiceOptions;
+  #state: AppliedState;
+  /** The apply in progress; the next one waits for it. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: ApplyServiceOptions) {
+    this.#options = options;
+    this.#state = options.initialState;
+  }
+
+  state(): AppliedState {
+    return this.#state;
+  }
+
+  /** Applies the complete set of files (serialised with any other apply). */
+  async apply(files: readonly DesiredFile[]): Promise<ApplyOutcome> {
+    const run = this.#queue.then(() => this.#apply(files));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #apply(files: readonly DesiredFile[]): Promise<ApplyOutcome> {
+    const started = performance.now();
+    const { logger } = this.#options;
+    const config = files.find((file) => file.path === configFileName);
+    if (config === undefined) {
+      return failure({
+        reason: agentReasons.RequestInvalid,
+        code: agentReasons.RequestInvalid,
+        field: 'files',
+        message: `files must include ${configFileName}.`,
+      });
+    }
+    const configText = config.content.toString('utf8');
+    const findings = lintHaproxyConfig(configText);
+    if (findings.length > 0) {
+      const message = `${configFileName} is refused: ${findings.map((finding) => finding.message).join(' ')}`;
+      logger.warn({ findings: findings.length }, message);
+      return failure({
+        reason: agentReasons.ConfigForbidden,
+        code: agentReasons.ConfigForbidden,
+        field: 'files',
+        message,
+      });
+    }
+    const plan = planFiles(this.#state.files, files);
+    if (planIsEmpty(plan)) {
+      return {
+        ok: true,
+        changed: false,
+        reloaded: false,
+        generation: this.#state.generation,
+        configDigest: config.digest,
+        durationMs: performance.now() - started,
+      };
+    }
+    const { store, master } = this.#options;
+    const reachable = await readProcessList(master);
+    if (typeof reachable === 'string') {
+      return failure({
+        reason: agentReasons.HAProxyUnavailable,
+        code: agentReasons.HAProxyUnavailable,
+        message: `${reachable} Nothing was changed.`,
+      });
+    }
+    try {
+      await store.stage(plan.writes);
+      await store.swap(plan);
+    } catch (error) {
+      await store.rollback();
+      throw error;
+    }
+    const reload = await this.#reload(configText);
+    if (!reload.ok) return this.#rollBack(plan, reload);
+    const next: AppliedState = {
+      generation: this.#state.generation + 1,
+      appliedAt: (this.#options.now ?? (() => new Date()))(),
+      files: files
+        .map((file) => ({ path: file.path, digest: file.digest, size: file.content.byteLength }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    };
+    await writeStateFile(this.#options.stateFile, next);
+    await store.commit();
+    this.#state = next;
+    const durationMs = performance.now() - started;
+    logger.info(
+      {
+        generation: next.generation,
+        configDigest: config.digest,
+        writes: plan.writes.length,
+        removals: plan.removals.length,
+        workerPid: reload.workerPid,
+        durationMs: Math.round(durationMs),
+      },
+      'configuration applied',
+    );
+    return {
+      ok: true,
+      changed: true,
+      reloaded: true,
+      generation: next.generation,
+      configDigest: config.digest,
+      durationMs,
+      workerPid: reload.workerPid,
+    };
+  }
+
+  /** Reloads HAProxy with what is on disk now. */
+  async #reload(configText: string): Promise<ReloadOutcome> {
+    const { master, reloadTimeoutMs } = this.#options;
+    return reloadHAProxy(master, {
+      expectedBackends: declaredBackends(configText),
+      ...(reloadTimeoutMs === undefined ? {} : { timeoutMs: reloadTimeoutMs }),
+    });
+  }
+
+  async #rollBack(
+    plan: FilePlan,
+    reload: Extract<ReloadOutcome, { ok: false }>,
+  ): Promise<ApplyOutcome> {
+    const { store, logger, haproxyBinary } = this.#options;
+    let haproxyMessage: string | undefined;
+    if (reload.failure === 'rejected') {
+      const check = await checkHAProxyConfig(store.live(configFileName), {
+        ...(haproxyBinary === undefined ? {} : { binary: haproxyBinary }),
+      });
+      haproxyMessage = check.ok
+        ? 'haproxy -c accepts the configuration, but HAProxy could not start it (for example an address in use or a file it cannot read); see the HAProxy log.'
+        : check.message;
+    }
+    await store.rollback();
+    const restoredConfig = await readFile(store.live(configFileName), 'utf8').catch(() => '');
+    const restored = await this.#reload(restoredConfig);
+    const summary =
+      reload.failure === 'rejected'
+        ? `HAProxy rejected the configuration and keeps serving the previous one: ${haproxyMessage ?? reload.message}`
+        : reload.message;
+    logger.error(
+      {
+        writes: plan.writes.length,
+        removals: plan.removals.length,
+        restored: restored.ok,
+        failure: reload.failure,
+      },
+      summary,
+    );
+    if (!restored.ok) {
+      return failure({
+        reason: agentReasons.RollbackFailed,
+        code: agentReasons.RollbackFailed,
+        message: `${summary} Restoring the last-known-good configuration failed too: ${restored.message}`,
+        ...(haproxyMessage === undefined ? {} : { haproxyMessage }),
+      });
+    }
+    const reason =
+      reload.failure === 'rejected' ? agentReasons.ConfigRejected : agentReasons.HAProxyUnavailable;
+    return failure({
+      reason,
+      code: reason,
+      message: summary,
+      ...(haproxyMessage === undefined ? {} : { haproxyMessage }),
+    });
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The rendered HAProxy configuration is hostile input: anything taken from a Kubernetes
+ * object may end up in it. Before HAProxy parses it (check or reload), the agent refuses the
+ * directives that load or run code or change the environment code would run with: Lua,
+ * OpenSSL engines and providers, external checks, `program` sections, the insecure fork and
+ * setuid switches, and environment changes. A keyword that comes from an environment
+ * variable is refused too, since its meaning is unknown until HAProxy runs.
+ */
+import { type ConfigLine, type ConfigWord, splitConfig } from './config-words.ts';
+
+export interface LintFinding {
+  /** 1-based line number in haproxy.cfg. */
+  readonly line: number;
+  /** The directive as HAProxy reads it. */
+  readonly directive: string;
+  readonly message: string;
+}
+
+/** Keywords refused wherever they appear, with why. */
+const forbiddenKeywords: Readonly<Record<string, string>> = {
+  'lua-load': 'loads Lua code',
+  'lua-load-per-thread': 'loads Lua code',
+  'lua-prepend-path': 'changes where Lua code is loaded from',
+  'ssl-engine': 'loads an OpenSSL engine (native code)',
+  'ssl-provider': 'loads an OpenSSL provider (native code)',
+  'ssl-provider-path': 'changes where OpenSSL providers are loaded from',
+  'external-check': 'runs external programs as health checks',
+  'insecure-fork-wanted': 'allows HAProxy to start programs',
+  'insecure-setuid-wanted': 'allows HAProxy to run setuid programs',
+  setenv: 'changes the environment of HAProxy and the programs it starts',
+  presetenv: 'changes the environment of HAProxy and the programs it starts',
+  resetenv: 'changes the environment of HAProxy and the programs it starts',
+  unsetenv: 'changes the environment of HAProxy and the programs it starts',
+};
+
+/** Sections refused, with why. */
+const forbiddenSections: Readonly<Record<string, string>> = {
+  program: 'starts an external program from the master process',
+};
+
+/** Keywords that qualify the keyword after them (`no option ...`, `default option ...`). */
+const prefixes = new Set(['no', 'default']);
+
+function keywordWords(line: ConfigLine): readonly ConfigWord[] {
+  const [first, ...rest] = line.words;
+  if (first !== undefined && prefixes.has(first.text.toLowerCase())) return rest;
+  return line.words;
+}
+
+function lintLine(line: ConfigLine): LintFinding | undefined {
+  const [keyword, argument] = keywordWords(line);
+  if (keyword === undefined) return undefined;
+  const name = keyword.text.toLowerCase();
+  const directive = argument === undefined ? keyword.text : `${keyword.text} ${argument.text}`;
+  if (keyword.fromEnvironment || (name === 'option' && argument?.fromEnvironment === true)) {
+    return {
+      line: line.number,
+      directive,
+      message: `line ${line.number}: the keyword "${directive}" comes from an environment variable; write keywords literally.`,
+    };
+  }
+  const why =
+    forbiddenKeywords[name] ??
+    forbiddenSections[name] ??
+    (name.startsWith('lua-') ? 'configures Lua code' : undefined) ??
+    (name === 'option' && argument?.text.toLowerCase() === 'external-check'
+      ? forbiddenKeywords['external-check']
+      : undefined);
+  if (why === undefined) return undefined;
+  return {
+    line: line.number,
+    directive,
+    message: `line ${line.number}: "${directive}" ${why}, which the agent does not allow; remove it from the template.`,
+  };
+}
+
+/** The forbidden directives of a configuration, in line order; empty when it may be loaded. */
+export function lintHaproxyConfig(config: string): readonly LintFinding[] {
+  if (config.includes('\0')) {
+    return [
+      {
+        line: config.slice(0, config.indexOf('\0')).split('\n').length,
+        directive: 'NUL',
+        message: 'haproxy.cfg contains a NUL byte; HAProxy configurations are text.',
+      },
+    ];
+  }
+  return splitConfig(config).flatMap((line) => lintLine(line) ?? []);
+}
+
+/** Names of the backends a configuration declares (`backend` and `listen` sections). */
+export function declaredBackends(config: string): readonly string[] {
+  return splitConfig(config).flatMap(({ words: [keyword, name] }) =>
+    (keyword?.text === 'backend' || keyword?.text === 'listen') && name !== undefined
+      ? [name.text]
+      : [],
+  );
+}

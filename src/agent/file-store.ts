@@ -1,0 +1,204 @@
+/**
+ * The files HAProxy reads, under the base directory, changed so that a failed apply can
+ * always be undone: new content is staged first, the files it replaces are kept as the
+ * last-known-good copy (hard links), a journal records the swap before it starts, and the
+ * swap renames each file into place, haproxy.cfg last. The agent's own work lives in
+ * `<base>/.haptic/`, which no apply path can reach (paths never start with a dot).
+ *
+ * After a crash in the middle of an apply, `recover()` finds the journal and restores the
+ * last-known-good files.
+ */
+import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { type DesiredFile, pathProblem } from './apply-request.ts';
+import type { FilePlan } from './file-plan.ts';
+
+interface Journal {
+  readonly writes: readonly string[];
+  readonly removals: readonly string[];
+  /** Paths among `writes` that did not exist before. */
+  readonly created: readonly string[];
+}
+
+function errorCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/** Files holding a private key are readable by owner and group only. */
+function modeFor(content: Buffer): number {
+  return content.includes('PRIVATE KEY') ? 0o640 : 0o644;
+}
+
+export class ConfigFileStore {
+  readonly baseDir: string;
+  readonly #workDir: string;
+
+  constructor(baseDir: string) {
+    this.baseDir = baseDir;
+    this.#workDir = join(baseDir, '.haptic');
+  }
+
+  get #stagingDir(): string {
+    return join(this.#workDir, 'staging');
+  }
+
+  get #previousDir(): string {
+    return join(this.#workDir, 'last-known-good');
+  }
+
+  get #journalPath(): string {
+    return join(this.#workDir, 'journal.json');
+  }
+
+  live(path: string): string {
+    return join(this.baseDir, path);
+  }
+
+  /** Creates the directories. */
+  async prepare(): Promise<void> {
+    await mkdir(this.#workDir, { recursive: true, mode: 0o755 });
+  }
+
+  /**
+   * Restores the last-known-good files if an apply was interrupted; true when it did (the
+   * caller then reloads HAProxy so it runs what the files say).
+   */
+  async recover(): Promise<boolean> {
+    const journal = await this.#readJournal();
+    if (journal === undefined) {
+      await this.#clearWork();
+      return false;
+    }
+    await this.#restore(journal);
+    return true;
+  }
+
+  /** Writes the new content into the staging directory; live files are untouched. */
+  async stage(writes: readonly DesiredFile[]): Promise<void> {
+    await rm(this.#stagingDir, { recursive: true, force: true });
+    for (const file of writes) {
+      const target = join(this.#stagingDir, file.path);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, file.content, { mode: modeFor(file.content) });
+    }
+  }
+
+  /** Keeps the last-known-good copies, records the journal, then moves the staged files in. */
+  async swap(plan: FilePlan): Promise<void> {
+    await rm(this.#previousDir, { recursive: true, force: true });
+    const created: string[] = [];
+    for (const path of [...plan.writes.map((file) => file.path), ...plan.removals]) {
+      const kept = await this.#keep(path);
+      if (!kept) created.push(path);
+    }
+    await this.#writeJournal({
+      writes: plan.writes.map((file) => file.path),
+      removals: plan.removals,
+      created,
+    });
+    for (const file of plan.writes) {
+      const target = this.live(file.path);
+      await mkdir(dirname(target), { recursive: true });
+      await rename(join(this.#stagingDir, file.path), target);
+    }
+    for (const path of plan.removals) await rm(this.live(path), { force: true });
+  }
+
+  /** Puts the last-known-good files back after a failed apply. */
+  async rollback(): Promise<void> {
+    const journal = await this.#readJournal();
+    if (journal !== undefined) await this.#restore(journal);
+  }
+
+  /** Forgets the last-known-good copies after a successful apply. */
+  async commit(): Promise<void> {
+    await rm(this.#journalPath, { force: true });
+    await this.#clearWork();
+  }
+
+  /** Hard-links the live file into the last-known-good directory; false if there is none. */
+  async #keep(path: string): Promise<boolean> {
+    const source = this.live(path);
+    const target = join(this.#previousDir, path);
+    await mkdir(dirname(target), { recursive: true });
+    try {
+      await link(source, target);
+      return true;
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === 'ENOENT') return false;
+      if (code !== 'EXDEV' && code !== 'EPERM') throw error;
+    }
+    try {
+      await copyFile(source, target);
+      return true;
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return false;
+      throw error;
+    }
+  }
+
+  async #restore(journal: Journal): Promise<void> {
+    const created = new Set(journal.created);
+    for (const path of [...journal.writes, ...journal.removals]) {
+      if (created.has(path)) {
+        await rm(this.live(path), { force: true });
+        continue;
+      }
+      const kept = join(this.#previousDir, path);
+      await mkdir(dirname(this.live(path)), { recursive: true });
+      try {
+        await rename(kept, this.live(path));
+      } catch (error) {
+        // Already restored by an earlier, interrupted recovery.
+        if (errorCode(error) !== 'ENOENT') throw error;
+      }
+    }
+    await rm(this.#journalPath, { force: true });
+    await this.#clearWork();
+  }
+
+  async #clearWork(): Promise<void> {
+    await rm(this.#stagingDir, { recursive: true, force: true });
+    await rm(this.#previousDir, { recursive: true, force: true });
+  }
+
+  async #writeJournal(journal: Journal): Promise<void> {
+    const temporary = `${this.#journalPath}.tmp`;
+    await writeFile(temporary, JSON.stringify(journal), { mode: 0o600 });
+    await rename(temporary, this.#journalPath);
+  }
+
+  async #readJournal(): Promise<Journal | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.#journalPath, 'utf8');
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      throw error;
+    }
+    const value: unknown = JSON.parse(text);
+    if (
+      typeof value === 'object' &&
+      value !== null &&
+      'writes' in value &&
+      'removals' in value &&
+      'created' in value &&
+      isStringArray(value.writes) &&
+      isStringArray(value.removals) &&
+      isStringArray(value.created) &&
+      [...value.writes, ...value.removals].every((path) => pathProblem(path) === undefined)
+    ) {
+      return { writes: value.writes, removals: value.removals, created: value.created };
+    }
+    throw new Error(
+      `${this.#journalPath} is not an apply journal; remove it after checking ${this.baseDir}.`,
+    );
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The management API (mTLS, or legacy Basic authentication): `GET /v1/state` and
+ * `POST /v1/apply`. Authentication runs before anything else, on every request; the body is
+ * read only for an authenticated apply, with a size limit.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { describeError } from '../errors.ts';
+import { type ApplyResponseBody, agentPaths } from './api-types.ts';
+import { type ApplyLimits, maxBodyBytes, parseApplyRequest } from './apply-request.ts';
+import type { ApplyService } from './apply-service.ts';
+import { bodyParserErrorType, sendFailure } from './http-answers.ts';
+import type { Authenticate } from './peer-auth.ts';
+import { agentReasons } from './reasons.ts';
+import type { AgentStateBody } from './api-types.ts';
+
+export interface ManagementApiOptions {
+  readonly authenticate: Authenticate;
+  readonly applyService: ApplyService;
+  readonly state: () => Promise<AgentStateBody>;
+  readonly limits: ApplyLimits;
+  readonly logger: Logger;
+}
+
+export function managementApi(options: ManagementApiOptions): express.Express {
+  const { logger } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    const decision = options.authenticate(request);
+    if (!decision.ok) {
+      logger.warn(
+        {
+          method: request.method,
+          path: request.path,
+          reason: decision.reason,
+          code: decision.code,
+          remote: request.socket.remoteAddress,
+        },
+        `management request refused: ${decision.message}`,
+      );
+      sendFailure(response, decision, true);
+      return;
+    }
+    response.locals.peer = decision.peer;
+    next();
+  });
+
+  app.get(agentPaths.state, async (_request: Request, response: Response) => {
+    response.json(await options.state());
+  });
+
+  app.post(
+    agentPaths.apply,
+    (request: Request, response: Response, next: NextFunction) => {
+      if (!request.is('application/json')) {
+        sendFailure(response, {
+          reason: agentReasons.UnsupportedMediaType,
+          code: agentReasons.UnsupportedMediaType,
+          message: 'Send the apply request as Content-Type: application/json.',
+        });
+        return;
+      }
+      next();
+    },
+    express.json({ limit: maxBodyBytes(options.limits), type: 'application/json' }),
+    async (request: Request, response: Response) => {
+      const parsed = parseApplyRequest(request.body, options.limits);
+      if (!parsed.ok) {
+        logger.warn(
+          { reason: parsed.reason, field: parsed.field },
+          `apply refused: ${parsed.message}`,
+        );
+        sendFailure(response, parsed);
+        return;
+      }
+      const outcome = await options.applyService.apply(parsed.files);
+      if (!outcome.ok) {
+        sendFailure(response, outcome);
+        return;
+      }
+      const body: ApplyResponseBody = {
+        changed: outcome.changed,
+        reloaded: outcome.reloaded,
+        generation: outcome.generation,
+        configDigest: outcome.configDigest,
+        durationMs: Math.round(outcome.durationMs * 10) / 10,
+        ...(outcome.workerPid === undefined ? {} : { workerPid: outcome.workerPid }),
+      };
+      response.json(body);
+    },
+  );
+
+  app.use((request: Request, response: Response) => {
+    sendFailure(response, {
+      reason: agentReasons.NotFound,
+      code: agentReasons.NotFound,
+      message: `${request.method} ${request.path} does not exist; use GET ${agentPaths.state} or POST ${agentPaths.apply}.`,
+    });
+  });
+
+  app.use((error: unknown, request: Request, response: Response, next: NextFunction) => {
+    if (response.headersSent) {
+      next(error);
+      return;
+    }
+    const type = bodyParserErrorType(error);
+    if (type === 'entity.too.large') {
+      sendFailure(response, {
+        reason: agentReasons.TooLarge,
+        code: agentReasons.TooLarge,
+        message: `The request body exceeds ${maxBodyBytes(options.limits)} bytes.`,
+      });
+      return;
+    }
+    if (type !== undefined) {
+      sendFailure(response, {
+        reason: agentReasons.RequestInvalid,
+        code: agentReasons.RequestInvalid,
+        message: `The request body is not valid JSON: ${describeError(error)}`,
+      });
+      return;
+    }
+    logger.error(
+      { err: error, method: request.method, path: request.path },
+      'management request failed',
+    );
+    sendFailure(response, {
+      reason: agentReasons.Internal,
+      code: agentReasons.Internal,
+      message: `The agent failed unexpectedly: ${describeError(error)}`,
+    });
+  });
+  return app;
+}
