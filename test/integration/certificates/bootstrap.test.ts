@@ -2,15 +2,15 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { certificateProviderLabel } from '../../../src/validation/secret-provider.ts';
 import { createTestNamespace } from '../../support/cluster.ts';
+import { opensslVerify } from './peer-verification.ts';
+import { renewalServiceAccount } from './chart-objects.ts';
 import {
   certificates,
   fingerprint,
   generation,
   names,
-  opensslVerify,
   readSecrets,
   renew,
-  renewalServiceAccount,
   summary,
   text,
   versions,

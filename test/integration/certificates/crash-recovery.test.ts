@@ -7,6 +7,7 @@ import { makeApiClient } from '../../../src/kube/api-client.ts';
 import { RequestCounter } from '../../../src/kube/request-counter.ts';
 import { SecretClient } from '../../../src/kube/secrets.ts';
 import { adminKubeConfig, createTestNamespace, kubectl } from '../../support/cluster.ts';
+import { peersAuthenticate } from './peer-verification.ts';
 import {
   type Snapshot,
   actions,
@@ -14,7 +15,6 @@ import {
   fingerprint,
   generation,
   names,
-  peersAuthenticate,
   readSecrets,
   renew,
   t0,

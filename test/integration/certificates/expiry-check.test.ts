@@ -3,7 +3,8 @@ import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
-import { apply, check, names, renderTemplate, renew } from './renewal-harness.ts';
+import { apply, renderTemplate } from './chart-objects.ts';
+import { check, names, renew } from './renewal-harness.ts';
 
 /**
  * The "Check expiry" script of the agent-certificates guide, verbatim. It hard-codes

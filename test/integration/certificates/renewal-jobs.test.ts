@@ -2,7 +2,8 @@ import { execa } from 'execa';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { createTestNamespace, jobLog, kubectl, runnerEntries } from '../../support/cluster.ts';
-import { apply, names, readSecrets, renderTemplate, versions } from './renewal-harness.ts';
+import { apply, renderTemplate } from './chart-objects.ts';
+import { names, readSecrets, versions } from './renewal-harness.ts';
 
 /**
  * "Run a check immediately" from the guide's "Monitor renewal failures", verbatim apart from

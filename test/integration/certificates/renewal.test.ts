@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isSignedBy } from '../../../src/pki/index.ts';
 import { createTestNamespace } from '../../support/cluster.ts';
+import { opensslVerify, peersAuthenticate } from './peer-verification.ts';
 import {
   actions,
   after,
@@ -8,8 +9,6 @@ import {
   fingerprint,
   generation,
   names,
-  opensslVerify,
-  peersAuthenticate,
   readSecrets,
   renew,
   rfc3339,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
+import { peersAuthenticate } from './peer-verification.ts';
 import {
   type Snapshot,
   actions,
@@ -11,7 +12,6 @@ import {
   fingerprint,
   generation,
   names,
-  peersAuthenticate,
   readSecrets,
   renew,
   summary,
