@@ -21,12 +21,12 @@ export interface IssuanceContext {
 }
 
 /** Subject common name of the CA of a generation: `haptic-agent-ca-1`, `haptic-agent-ca-2`, ... */
-export function caCommonName(generation: number): string {
+function caCommonName(generation: number): string {
   return `haptic-agent-ca-${generation}`;
 }
 
 /** A moment truncated to whole seconds, as certificates and `previous-ca-until` store it. */
-export function wholeSeconds(date: Date): Date {
+function wholeSeconds(date: Date): Date {
   return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
 

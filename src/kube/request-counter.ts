@@ -27,11 +27,4 @@ export class RequestCounter {
   counts(): RequestCounts {
     return Object.fromEntries(this.#counts);
   }
-
-  /** Requests sent so far. */
-  total(): number {
-    let sum = 0;
-    for (const count of this.#counts.values()) sum += count;
-    return sum;
-  }
 }

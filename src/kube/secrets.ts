@@ -17,7 +17,7 @@ export class SecretClient {
   }
 
   /** `namespace/name`, as messages name a Secret. */
-  describe(name: string): string {
+  #describe(name: string): string {
     return `${this.namespace}/${name}`;
   }
 
@@ -27,7 +27,7 @@ export class SecretClient {
       return await this.#core.readNamespacedSecret({ name, namespace: this.namespace });
     } catch (error) {
       if (apiStatus(error) === 404) return undefined;
-      throw kubeRequestError(`read Secret ${this.describe(name)}`, error);
+      throw kubeRequestError(`read Secret ${this.#describe(name)}`, error);
     }
   }
 
@@ -40,11 +40,11 @@ export class SecretClient {
       if (apiStatus(error) === 409) {
         throw new HapticError(
           errorCodes.KUBE_CONFLICT,
-          `Secret ${this.describe(name)} was created by another writer after it was found missing (${describeApiError(error)}).`,
+          `Secret ${this.#describe(name)} was created by another writer after it was found missing (${describeApiError(error)}).`,
           { cause: error },
         );
       }
-      throw kubeRequestError(`create Secret ${this.describe(name)}`, error);
+      throw kubeRequestError(`create Secret ${this.#describe(name)}`, error);
     }
   }
 
@@ -58,7 +58,7 @@ export class SecretClient {
     if (version === undefined || version === '') {
       throw new HapticError(
         errorCodes.KUBE_REQUEST_FAILED,
-        `Refusing to replace Secret ${this.describe(name)} without the resourceVersion it was read at.`,
+        `Refusing to replace Secret ${this.#describe(name)} without the resourceVersion it was read at.`,
       );
     }
     try {
@@ -68,11 +68,11 @@ export class SecretClient {
       if (status === 409 || status === 404) {
         throw new HapticError(
           errorCodes.KUBE_CONFLICT,
-          `Secret ${this.describe(name)} changed after it was read at resourceVersion ${version} (${describeApiError(error)}).`,
+          `Secret ${this.#describe(name)} changed after it was read at resourceVersion ${version} (${describeApiError(error)}).`,
           { cause: error },
         );
       }
-      throw kubeRequestError(`replace Secret ${this.describe(name)}`, error);
+      throw kubeRequestError(`replace Secret ${this.#describe(name)}`, error);
     }
   }
 }
