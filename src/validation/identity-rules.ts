@@ -4,12 +4,8 @@
  * previous-ca.crt while its deadline is ahead), valid now. The first problem is reported.
  */
 import type { IdentityRole, IdentityState } from '../certs/renewal-input.ts';
-import {
-  type ChainFailureReason,
-  chainFailureReasons,
-  keyMatchesCertificate,
-  verifyChain,
-} from '../pki/index.ts';
+import { type ChainFailureReason, chainFailureReasons, verifyChain } from '../pki/index.ts';
+import { keyBelongsTo } from './certificate-memo.ts';
 import { type ValidationCode, validationCodes } from './codes.ts';
 import { type Check, type Finding, error, firstFinding, secretPath } from './finding.ts';
 
@@ -59,8 +55,7 @@ export const identityUnparsable: Check<IdentitySubject> = ({ name, role, state }
     : undefined;
 
 export const identityKeyMismatch: Check<IdentitySubject> = ({ name, label, role, state }) =>
-  state.state === 'present' &&
-  !keyMatchesCertificate(state.material.privateKey, state.material.chain[0])
+  state.state === 'present' && !keyBelongsTo(state.material.privateKey, state.material.chain[0])
     ? error(
         validationCodes.KeyMismatch,
         secretPath(name, 'tls.key'),

@@ -5,12 +5,8 @@
  * writes this Secret routinely, is exempt from the webhook; these rules guard everyone else.
  */
 import type { IssuerState } from '../certs/renewal-input.ts';
-import {
-  certificateFingerprint,
-  keyMatchesCertificate,
-  publicKeysEqual,
-  x509,
-} from '../pki/index.ts';
+import { publicKeysEqual, x509 } from '../pki/index.ts';
+import { fingerprintOf, keyBelongsTo } from './certificate-memo.ts';
 import { validationCodes } from './codes.ts';
 import { checkDeadline } from './deadline-rules.ts';
 import { type Finding, error, secretPath } from './finding.ts';
@@ -58,7 +54,7 @@ function isView(issuer: DecodedIssuer | undefined): issuer is IssuerView {
 }
 
 function sameCertificate(a: x509.X509Certificate, b: x509.X509Certificate): boolean {
-  return certificateFingerprint(a) === certificateFingerprint(b);
+  return fingerprintOf(a) === fingerprintOf(b);
 }
 
 /** Material problems stop the checks: the first of them is returned alone. */
@@ -70,7 +66,7 @@ function materialFinding({ name, label, next }: IssuerSubject): Finding | undefi
       `${next.problem} Restore the issuer Secret from its backup.`,
     );
   }
-  if (!keyMatchesCertificate(next.privateKey, next.certificate)) {
+  if (!keyBelongsTo(next.privateKey, next.certificate)) {
     return error(
       validationCodes.KeyMismatch,
       secretPath(name, 'tls.key'),

@@ -3,7 +3,8 @@
  * Secret's keys, externally supplied identities and certificates, and the identity Secrets the
  * running workloads mount today.
  */
-import { type VerifyChainOptions, keyMatchesCertificate, verifyChain } from '../pki/index.ts';
+import { type VerifyChainOptions, verifyChain } from '../pki/index.ts';
+import { keyBelongsTo } from './certificate-memo.ts';
 import { validationCodes } from './codes.ts';
 import { type Finding, error, secretPath, warning } from './finding.ts';
 import { type IdentitySubject, checkIdentity, roleNames } from './identity-rules.ts';
@@ -120,7 +121,7 @@ function servingProblem(
   options: Omit<VerifyChainOptions, 'chain'>,
 ): string | undefined {
   if (typeof material === 'string') return material;
-  if (!keyMatchesCertificate(material.privateKey, material.chain[0])) {
+  if (!keyBelongsTo(material.privateKey, material.chain[0])) {
     return `tls.key of Secret ${secret} does not belong to the certificate in tls.crt.`;
   }
   const result = verifyChain({ ...options, chain: material.chain });
@@ -159,7 +160,7 @@ function frontendFindings({ plan, live, decoder }: LiveSubject): Finding[] {
   const problem =
     typeof material === 'string'
       ? material
-      : keyMatchesCertificate(material.privateKey, material.chain[0])
+      : keyBelongsTo(material.privateKey, material.chain[0])
         ? undefined
         : `tls.key of Secret ${secretLabel(secret)} does not belong to the certificate in tls.crt.`;
   return problem === undefined

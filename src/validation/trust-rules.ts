@@ -4,7 +4,8 @@
  * on create and for live checks). The previous-CA deadline rules are in deadline-rules.ts.
  */
 import type { IdentityMaterial } from '../certs/renewal-input.ts';
-import { certificateFingerprint, publicKeysEqual, type x509 } from '../pki/index.ts';
+import { publicKeysEqual, type x509 } from '../pki/index.ts';
+import { fingerprintOf } from './certificate-memo.ts';
 import { validationCodes } from './codes.ts';
 import { checkDeadline } from './deadline-rules.ts';
 import { type Check, type Finding, error, everyFinding, secretPath } from './finding.ts';
@@ -21,7 +22,7 @@ export interface TrustSubject {
 }
 
 function fingerprints(certificates: readonly x509.X509Certificate[]): Set<string> {
-  return new Set(certificates.map(certificateFingerprint));
+  return new Set(certificates.map(fingerprintOf));
 }
 
 function sameSet(a: readonly x509.X509Certificate[], b: readonly x509.X509Certificate[]): boolean {
@@ -58,8 +59,7 @@ export const unrelatedCaReplacement: Check<TrustSubject> = ({ name, label, old, 
   if (old === undefined) return undefined;
   const kept = fingerprints(old.trust);
   const introduced = next.trust.filter(
-    (ca) =>
-      !kept.has(certificateFingerprint(ca)) && !old.trust.some((known) => isRenewalOf(ca, known)),
+    (ca) => !kept.has(fingerprintOf(ca)) && !old.trust.some((known) => isRenewalOf(ca, known)),
   );
   if (introduced.length === 0) return undefined;
   const stillTrusted = fingerprints([...next.trust, ...(next.previousTrust?.certificates ?? [])]);
