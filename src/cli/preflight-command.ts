@@ -45,25 +45,39 @@ async function readValuesFile(path: string): Promise<string> {
 
 /** Runs the preflight and returns its exit code. */
 async function runPreflight(flags: PreflightFlags): Promise<number> {
-  // Loaded here, not at start-up, so other commands stay fast.
-  const validation = await import('../validation/index.ts');
+  // Modules load here, not at start-up, so other commands stay fast; helm starts as soon as
+  // the values are known and renders while the validator loads and runs (two cores).
   const { parseValues } = await import('../validation/parse-values.ts');
   const { formatReport } = await import('../validation/format-report.ts');
-  const { createReleaseIo, loadEmbeddedChart } = await import('../webhook/index.ts');
-  const { readPackageVersion } = await import('../version.ts');
-
+  const { mergeValueLayers } = await import('../validation/values-merge.ts');
   const subject = `release ${flags.release} in namespace ${flags.namespace}`;
   const texts = await Promise.all((flags.values ?? []).map(readValuesFile));
   const layers: Record<string, unknown>[] = [];
   for (const [index, text] of texts.entries()) {
     const parsed = parseValues(text, `values file ${flags.values?.[index] ?? ''}`);
     if (!parsed.ok) {
-      const verdict = { allowed: false, findings: [parsed.finding] };
-      process.stdout.write(formatReport(verdict, flags.output, subject));
+      process.stdout.write(
+        formatReport({ allowed: false, findings: [parsed.finding] }, flags.output, subject),
+      );
       return 1;
     }
     layers.push({ ...parsed.values });
   }
+  const values = mergeValueLayers(layers);
+  const { createReleaseIo } = await import('../webhook/release-io.ts');
+  const io = createReleaseIo({
+    release: flags.release,
+    namespace: flags.namespace,
+    ...(flags.chart === undefined ? {} : { chartDir: flags.chart }),
+  });
+  const rendering = io.render(values);
+  // The speculative render is awaited (or dropped) by the validator; never left unhandled.
+  rendering.catch(() => undefined);
+
+  const { validateRelease } = await import('../validation/validate-release.ts');
+  const { loadEmbeddedChart } = await import('../webhook/embedded-chart.ts');
+  const { readLiveState } = await import('../webhook/release-io.ts');
+  const { readPackageVersion } = await import('../version.ts');
   const chart = loadEmbeddedChart(flags.chart);
   const live =
     flags.offline === true
@@ -72,22 +86,19 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
           ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
           userAgent: `haptic/${readPackageVersion()} (preflight)`,
         });
-  const io = createReleaseIo({
-    release: flags.release,
-    namespace: flags.namespace,
-    ...(flags.chart === undefined ? {} : { chartDir: flags.chart }),
-    ...(live === undefined ? {} : { live }),
-  });
-  const report = await validation.validateRelease(
+  const report = await validateRelease(
     {
       release: flags.release,
       namespace: flags.namespace,
-      values: validation.mergeValueLayers(layers),
+      values,
       chart,
       expectedChartVersion: flags.expectChartVersion,
       now: new Date(),
     },
-    io,
+    {
+      render: (requested) => (requested === values ? rendering : io.render(requested)),
+      ...(live === undefined ? {} : { readLive: (reads) => readLiveState(live, reads) }),
+    },
   );
   process.stdout.write(formatReport(report, flags.output, subject));
   return report.allowed ? 0 : 1;

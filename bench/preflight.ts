@@ -1,0 +1,88 @@
+/**
+ * Wall time of `haptic preflight` (the built binary, dist/cli/main.js) against a bare
+ * `helm template` of the same values, on a private local control plane (etcd +
+ * kube-apiserver on loopback, started and stopped here). Runs are interleaved; medians and
+ * p90 are reported. Run `make build` first.
+ *
+ *   node bench/preflight.ts [runs=15]
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { startControlPlane } from '../dev/lib/control-plane.ts';
+import { projectRoot, toolPath } from '../dev/lib/tools.ts';
+import { readPackageVersion } from '../src/version.ts';
+
+const runs = Number(process.argv[2] ?? 15);
+const main = join(projectRoot, 'dist/cli/main.js');
+if (!existsSync(main)) throw new Error('dist/cli/main.js is missing; run `make build` first.');
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-preflight-'));
+const plane = await startControlPlane({ dir });
+const kubectl = (args: string[], input?: string) =>
+  execa(toolPath('kubectl'), args, {
+    env: { KUBECONFIG: plane.kubeconfigPath },
+    ...(input === undefined ? {} : { input }),
+  });
+
+try {
+  await kubectl(['create', 'namespace', 'haptic']);
+  await kubectl([
+    'create',
+    'secret',
+    'generic',
+    'creds',
+    '-n',
+    'haptic',
+    '--from-literal=dataplane_username=a',
+    '--from-literal=dataplane_password=b',
+  ]);
+  const values = join(dir, 'values.yaml');
+  writeFileSync(values, 'credentials:\n  existingSecret: creds\ncontroller:\n  replicas: 3\n');
+  const helmBin = toolPath('helm');
+  const chart = join(projectRoot, 'chart');
+  const env = { ...process.env, KUBECONFIG: plane.kubeconfigPath, HELM_BIN: helmBin };
+  const version = readPackageVersion();
+
+  const commands: Record<string, readonly [string, string[]]> = {
+    'helm template': [helmBin, ['template', 'haptic', chart, '-n', 'haptic', '-f', values]],
+    'haptic preflight (live)': [
+      process.execPath,
+      [main, 'preflight', '-f', values, '--expect-chart-version', version],
+    ],
+    'haptic preflight --offline': [
+      process.execPath,
+      [main, 'preflight', '-f', values, '--expect-chart-version', version, '--offline'],
+    ],
+    'haptic version (node start-up)': [process.execPath, [main, 'version']],
+  };
+  const times: Record<string, number[]> = Object.fromEntries(
+    Object.keys(commands).map((k) => [k, []]),
+  );
+  for (let run = -2; run < runs; run += 1) {
+    for (const [name, [command, args]] of Object.entries(commands)) {
+      const started = performance.now();
+      const result = await execa(command, args, { env, reject: false });
+      const ms = performance.now() - started;
+      if (result.exitCode !== 0)
+        throw new Error(`${name} failed: ${result.stderr}${result.stdout}`);
+      if (run >= 0) times[name]?.push(ms);
+    }
+  }
+  const quantile = (values: number[], q: number): number => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  };
+  const base = quantile(times['helm template'] ?? [], 0.5);
+  console.log(`runs: ${runs} each, interleaved, after 2 warm-up rounds; node ${process.version}`);
+  for (const [name, values] of Object.entries(times)) {
+    const median = quantile(values, 0.5);
+    console.log(
+      `${name.padEnd(32)} median ${median.toFixed(0).padStart(5)} ms   p90 ${quantile(values, 0.9).toFixed(0).padStart(5)} ms   ${(median / base).toFixed(2)}× helm template`,
+    );
+  }
+} finally {
+  await plane.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
