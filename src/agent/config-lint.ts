@@ -41,14 +41,19 @@ const forbiddenSections: Readonly<Record<string, string>> = {
 /** Keywords that qualify the keyword after them (`no option ...`, `default option ...`). */
 const prefixes = new Set(['no', 'default']);
 
-function keywordWords(line: ConfigLine): readonly ConfigWord[] {
+function keywordWords(line: ConfigLine): { words: readonly ConfigWord[]; disables: boolean } {
   const [first, ...rest] = line.words;
-  if (first !== undefined && prefixes.has(first.text.toLowerCase())) return rest;
-  return line.words;
+  const prefix = first?.text.toLowerCase();
+  if (prefix !== undefined && prefixes.has(prefix))
+    return { words: rest, disables: prefix === 'no' };
+  return { words: line.words, disables: false };
 }
 
 function lintLine(line: ConfigLine): LintFinding | undefined {
-  const [keyword, argument] = keywordWords(line);
+  const {
+    words: [keyword, argument],
+    disables,
+  } = keywordWords(line);
   if (keyword === undefined) return undefined;
   const name = keyword.text.toLowerCase();
   const directive = argument === undefined ? keyword.text : `${keyword.text} ${argument.text}`;
@@ -59,6 +64,8 @@ function lintLine(line: ConfigLine): LintFinding | undefined {
       message: `line ${line.number}: the keyword "${directive}" comes from an environment variable; write keywords literally.`,
     };
   }
+  // `no option external-check` only switches a feature off.
+  if (disables) return undefined;
   const why =
     forbiddenKeywords[name] ??
     forbiddenSections[name] ??

@@ -1,0 +1,95 @@
+/**
+ * Applying one configuration to many agents in parallel, each with its own deadline and
+ * retries with exponential backoff (for transient failures only), and a result per agent.
+ * One slow or failing agent never holds up the others' results.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApplyResponseBody } from '../agent/api-types.ts';
+import type { AgentCallError } from './agent-call-error.ts';
+import type { AgentClient, AgentEndpoint, EncodedApply } from './agent-client.ts';
+
+export interface FanOutOptions {
+  /** Attempts per agent, the first included. @default 3 */
+  readonly attempts?: number;
+  /** Wait before the second attempt; doubles after each. @default 200 ms */
+  readonly initialBackoffMs?: number;
+  /** @default 2 seconds */
+  readonly maxBackoffMs?: number;
+  /** Deadline of each attempt. @default 30 seconds */
+  readonly timeoutMs?: number;
+  /** Agents called at once. @default 16 */
+  readonly concurrency?: number;
+  readonly signal?: AbortSignal;
+  /** Randomness for the backoff jitter, in [0, 1). @default Math.random */
+  readonly random?: () => number;
+}
+
+export type AgentApplyResult =
+  | {
+      readonly endpoint: AgentEndpoint;
+      readonly ok: true;
+      readonly response: ApplyResponseBody;
+      readonly attempts: number;
+    }
+  | {
+      readonly endpoint: AgentEndpoint;
+      readonly ok: false;
+      readonly error: AgentCallError;
+      readonly attempts: number;
+    };
+
+/** Backoff before attempt `attempt` (2, 3, ...): exponential, capped, with jitter in [½, 1]. */
+export function backoffMs(attempt: number, options: FanOutOptions): number {
+  const base = Math.min(
+    (options.initialBackoffMs ?? 200) * 2 ** (attempt - 2),
+    options.maxBackoffMs ?? 2_000,
+  );
+  return Math.round(base * (0.5 + (options.random ?? Math.random)() / 2));
+}
+
+async function applyToOne(
+  client: AgentClient,
+  endpoint: AgentEndpoint,
+  request: EncodedApply,
+  options: FanOutOptions,
+): Promise<AgentApplyResult> {
+  const attempts = Math.max(1, options.attempts ?? 3);
+  let attempt = 1;
+  for (;;) {
+    const result = await client.apply(endpoint, request, {
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    if (result.ok) return { endpoint, ok: true, response: result.value, attempts: attempt };
+    if (!result.error.retryable || attempt >= attempts || options.signal?.aborted === true) {
+      return { endpoint, ok: false, error: result.error, attempts: attempt };
+    }
+    attempt += 1;
+    await sleep(backoffMs(attempt, options), undefined, {
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    }).catch(() => undefined);
+  }
+}
+
+/** Applies `request` to every endpoint; results in the order of `endpoints`. */
+export async function applyToAgents(
+  client: AgentClient,
+  endpoints: readonly AgentEndpoint[],
+  request: EncodedApply,
+  options: FanOutOptions = {},
+): Promise<readonly AgentApplyResult[]> {
+  const results: AgentApplyResult[] = new Array<AgentApplyResult>(endpoints.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < endpoints.length) {
+      const index = next;
+      next += 1;
+      const endpoint = endpoints[index];
+      if (endpoint === undefined) continue;
+      results[index] = await applyToOne(client, endpoint, request, options);
+    }
+  };
+  const workers = Math.min(Math.max(1, options.concurrency ?? 16), endpoints.length);
+  await Promise.all(Array.from({ length: workers }, worker));
+  return results;
+}
