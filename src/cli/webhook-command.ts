@@ -87,6 +87,7 @@ async function serve(flags: WebhookFlags): Promise<void> {
           ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
           userAgent: `haptic/${readPackageVersion()} (webhook)`,
         });
+  const certificates = await webhook.watchServingCertificate({ dir: flags.certDir, logger: log });
   const server = await webhook.startWebhook(
     {
       ...(identities === undefined ? {} : { identities }),
@@ -111,7 +112,7 @@ async function serve(flags: WebhookFlags): Promise<void> {
     {
       host: flags.listen.host,
       port: flags.listen.port,
-      certificates: webhook.directoryCertificateSource(flags.certDir),
+      certificates,
     },
   );
   log.info(
@@ -121,6 +122,7 @@ async function serve(flags: WebhookFlags): Promise<void> {
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       log.info('webhook stopping');
+      certificates.close();
       void server.close().then(resolve);
     };
     process.once('SIGTERM', stop);

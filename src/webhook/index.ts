@@ -11,8 +11,9 @@ export type { ListenOptions, WebhookServer } from './server.ts';
 export {
   type ServingCertificate,
   type ServingCertificateSource,
-  directoryCertificateSource,
+  type WatchedCertificateSource,
   fixedCertificateSource,
   loadServingCertificate,
+  watchServingCertificate,
 } from './serving-certificate.ts';
 export { type WebhookOptions, createReviewer, defaultDeadlineMs, startWebhook } from './webhook.ts';

@@ -1,12 +1,14 @@
 /**
- * The webhook's HTTPS serving certificate: tls.crt and tls.key from a directory (the mounted
- * webhook-tls Secret), validated as a pair before use. The source interface lets the shared
- * certificate watcher (src/tls) swap the pair when the kubelet projects a new one.
+ * The webhook's HTTPS serving certificate: tls.crt and tls.key of the mounted webhook-tls
+ * Secret. Read as one consistent `..data` revision, validated as a pair before use, and
+ * reloaded when the shared certificate watcher (src/tls) sees the directory change. A new pair
+ * that does not validate is not used: the webhook keeps serving the last good one and says so.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { decodeCertificateChain, decodePrivateKey, keyMatchesCertificate } from '../pki/index.ts';
+import { TlsMaterialWatcher } from '../tls/material-watcher.ts';
+import { readMountedRevision } from '../tls/mounted-revision.ts';
 
 export interface ServingCertificate {
   /** PEM: the leaf, then intermediates. */
@@ -28,39 +30,86 @@ function invalid(dir: string, problem: string, cause?: unknown): HapticError {
   );
 }
 
-/** Reads and checks the pair in `dir` (through `..data` as the kubelet projects it). */
-export function loadServingCertificate(dir: string): ServingCertificate {
-  let cert: Buffer;
-  let key: Buffer;
+/** Checks that the key belongs to the first certificate; throws WEBHOOK_CERTIFICATE_INVALID. */
+export function checkServingPair(pair: ServingCertificate, dir: string): ServingCertificate {
+  let matches: boolean;
   try {
-    cert = readFileSync(join(dir, 'tls.crt'));
-    key = readFileSync(join(dir, 'tls.key'));
+    const [leaf] = decodeCertificateChain(pair.cert, `tls.crt in ${dir}`);
+    matches = keyMatchesCertificate(decodePrivateKey(pair.key).privateKey, leaf);
   } catch (error) {
-    throw invalid(dir, `${describeError(error)}.`, error);
-  }
-  try {
-    const [leaf] = decodeCertificateChain(cert, `tls.crt in ${dir}`);
-    if (!keyMatchesCertificate(decodePrivateKey(key).privateKey, leaf)) {
-      throw invalid(dir, 'tls.key does not belong to the certificate in tls.crt.');
-    }
-  } catch (error) {
-    if (error instanceof HapticError && error.code === errorCodes.WEBHOOK_CERTIFICATE_INVALID) {
-      throw error;
-    }
     throw invalid(dir, describeError(error), error);
   }
-  return { cert, key };
+  if (!matches) throw invalid(dir, 'tls.key does not belong to the certificate in tls.crt.');
+  return pair;
+}
+
+/** Reads tls.crt and tls.key of `dir` as one revision and checks them as a pair. */
+export async function loadServingCertificate(dir: string): Promise<ServingCertificate> {
+  let files: Readonly<Record<string, Uint8Array>>;
+  try {
+    files = (await readMountedRevision(dir, ['tls.crt', 'tls.key'])).files;
+  } catch (error) {
+    throw invalid(dir, describeError(error), error);
+  }
+  const cert = files['tls.crt'];
+  const key = files['tls.key'];
+  if (cert === undefined || key === undefined) {
+    throw invalid(dir, `${cert === undefined ? 'tls.crt' : 'tls.key'} is missing.`);
+  }
+  return checkServingPair({ cert: Buffer.from(cert), key: Buffer.from(key) }, dir);
+}
+
+export interface WatchedCertificateSource extends ServingCertificateSource {
+  close(): void;
+}
+
+export interface WatchOptions {
+  readonly dir: string;
+  readonly logger: Logger;
+  /** Fallback polling interval of the watcher. @default 10 seconds */
+  readonly pollIntervalMs?: number;
 }
 
 /**
- * The pair read once at start. Until the shared certificate watcher exists (src/tls), a new
- * webhook certificate takes effect when the process restarts.
+ * Loads the pair (failing fast when it is unusable), then follows the directory with the
+ * shared watcher. The watcher judges identity material (it expects ca.crt too); here it only
+ * signals changes, so its own log stays silent and this source logs what it serves.
  */
-export function directoryCertificateSource(dir: string): ServingCertificateSource {
-  const pair = loadServingCertificate(dir);
+export async function watchServingCertificate(
+  options: WatchOptions,
+): Promise<WatchedCertificateSource> {
+  const { dir, logger } = options;
+  let current = await loadServingCertificate(dir);
+  const listeners = new Set<(next: ServingCertificate) => void>();
+  const watcher = await TlsMaterialWatcher.start({
+    dir,
+    logger: pino({ level: 'silent' }),
+    ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+  });
+  const reload = async (): Promise<void> => {
+    try {
+      const next = await loadServingCertificate(dir);
+      if (next.cert.equals(current.cert) && next.key.equals(current.key)) return;
+      current = next;
+      logger.info({ dir }, 'webhook serving certificate reloaded');
+      for (const listener of listeners) listener(next);
+    } catch (error) {
+      logger.error({ dir }, `${describeError(error)} Still serving the previous certificate.`);
+    }
+  };
+  watcher.onChange(() => {
+    void reload();
+  });
   return {
-    current: () => pair,
-    subscribe: () => () => undefined,
+    current: () => current,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      watcher.close();
+      listeners.clear();
+    },
   };
 }
 
