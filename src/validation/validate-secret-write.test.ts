@@ -88,6 +88,19 @@ describe('validateSecretWrite', () => {
     expect(codes(server, swapped)).toEqual(['error:IdentityWrongPurpose', 'denied']);
   });
 
+  it('names an unrelated CA before the chain failure it causes', async () => {
+    const unrelated = await makeCa('unrelated-ca');
+    const replaced = {
+      ...server,
+      data: identityData({ leaf: agent, trust: [unrelated.certificate] }),
+    };
+    expect(codes(server, replaced)).toEqual([
+      'error:UnrelatedCaReplacement',
+      'error:IdentityUntrusted',
+      'denied',
+    ]);
+  });
+
   it('allows deleting an identity with a warning', () => {
     expect(codes(server, undefined, 'DELETE')).toEqual(['warning:SecretDeleted', 'allowed']);
   });
