@@ -2,11 +2,12 @@
  * `haproxy -c` on a configuration, for HAProxy's own error message. The configuration is
  * hostile input (linted before this runs), so the check runs as a child process with a
  * scrubbed environment (no credentials, no proxy settings), its own temporary directory as
- * working directory and HOME, no stdin, and a time limit after which it is killed.
+ * HOME and TMPDIR, no stdin, and a time limit after which it is killed. Relative paths in the
+ * configuration resolve against the base directory (`-C`), like the paths of an apply.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 
 export interface CheckOptions {
@@ -14,6 +15,11 @@ export interface CheckOptions {
   readonly binary?: string;
   /** @default 30 seconds */
   readonly timeoutMs?: number;
+  /**
+   * Directory relative paths in the configuration resolve against (`haproxy -C`): the base
+   * directory, as apply paths do. @default the configuration's own directory
+   */
+  readonly directory?: string;
 }
 
 export type CheckOutcome =
@@ -47,7 +53,8 @@ export async function checkHAProxyConfig(
   const timeoutMs = options.timeoutMs ?? 30_000;
   const sandbox = await mkdtemp(join(tmpdir(), 'haptic-check-'));
   try {
-    const result = await execa(binary, ['-c', '-f', configPath], {
+    const directory = options.directory ?? dirname(configPath);
+    const result = await execa(binary, ['-c', '-C', directory, '-f', configPath], {
       cwd: sandbox,
       env: {
         PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',

@@ -1,0 +1,190 @@
+/**
+ * One `haptic-haproxy` Pod on loopback: the agent (the real CLI, a child process) beside a
+ * real HAProxy in master-worker mode, each replica on its own 127.0.0.x address, with the
+ * agent-tls volume as a directory in the kubelet's layout. Processes are supervised: they die
+ * with the test run, and `stop()` ends them in afterAll.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../../dev/lib/free-port.ts';
+import { type SupervisedProcess, startSupervised } from '../../../dev/lib/supervised-process.ts';
+import { projectRoot } from '../../../dev/lib/tools.ts';
+import { getLocal } from '../../../src/agent/local-client.ts';
+import { MasterSocket } from '../../../src/agent/master-socket.ts';
+import type { AgentEndpoint } from '../../../src/controller/agent-client.ts';
+
+export const cliPath = join(projectRoot, 'src/cli/main.ts');
+
+export interface ReplicaOptions {
+  /** --tls-client-name; omitted in legacy mode. */
+  readonly clientName?: string;
+  /** Legacy Basic credentials instead of mTLS. */
+  readonly legacy?: { readonly username: string; readonly password: string };
+}
+
+export class Replica {
+  readonly name: string;
+  readonly address: string;
+  readonly dir: string;
+  readonly tlsDir: string;
+  readonly baseDir: string;
+  readonly masterSocket: string;
+  readonly localSocket: string;
+  readonly stateFile: string;
+  readonly agentLog: string;
+  readonly agentPort: number;
+  /** Ports the test configurations bind HAProxy to on `address`. */
+  readonly httpPort: number;
+  readonly httpsPort: number;
+  readonly #options: ReplicaOptions;
+  #agent: SupervisedProcess | undefined;
+  #haproxy: SupervisedProcess | undefined;
+
+  private constructor(
+    name: string,
+    address: string,
+    dir: string,
+    ports: readonly number[],
+    options: ReplicaOptions,
+  ) {
+    this.name = name;
+    this.address = address;
+    this.dir = dir;
+    this.tlsDir = join(dir, 'agent-tls');
+    this.baseDir = join(dir, 'haproxy-config');
+    this.masterSocket = join(dir, 'haproxy-run', 'master.sock');
+    this.localSocket = join(dir, 'agent-run', 'agent.sock');
+    this.stateFile = join(dir, 'agent-state', 'state.json');
+    this.agentLog = join(dir, 'agent.log');
+    const [agentPort = 0, httpPort = 0, httpsPort = 0] = ports;
+    this.agentPort = agentPort;
+    this.httpPort = httpPort;
+    this.httpsPort = httpsPort;
+    this.#options = options;
+  }
+
+  static async create(
+    root: string,
+    name: string,
+    address: string,
+    options: ReplicaOptions,
+  ): Promise<Replica> {
+    const dir = join(root, name);
+    for (const sub of ['haproxy-run', 'agent-run', 'agent-state'])
+      mkdirSync(join(dir, sub), { recursive: true });
+    const ports = [await freePort(), await freePort(), await freePort()];
+    return new Replica(name, address, dir, ports, options);
+  }
+
+  endpoint(): AgentEndpoint {
+    return { name: this.name, host: this.address, port: this.agentPort };
+  }
+
+  /** Starts the agent and waits until its local socket answers. */
+  async startAgent(): Promise<void> {
+    const { clientName, legacy } = this.#options;
+    const args = [
+      cliPath,
+      'agent',
+      `--listen=${this.address}:${this.agentPort}`,
+      ...(legacy === undefined
+        ? [`--tls-dir=${this.tlsDir}`, `--tls-client-name=${clientName ?? ''}`]
+        : ['--legacy-basic-auth']),
+      `--base-dir=${this.baseDir}`,
+      `--master-socket=${this.masterSocket}`,
+      `--local-socket=${this.localSocket}`,
+      `--state-file=${this.stateFile}`,
+      '--tls-poll-interval=1',
+      '--shutdown-grace=5',
+    ];
+    const env = {
+      ...process.env,
+      ...(legacy === undefined
+        ? {}
+        : { DATAPLANE_USERNAME: legacy.username, DATAPLANE_PASSWORD: legacy.password }),
+    };
+    const agent = startSupervised({
+      name: `agent ${this.name}`,
+      command: process.execPath,
+      args,
+      logFile: this.agentLog,
+      env,
+    });
+    this.#agent = agent;
+    const deadline = Date.now() + 20_000;
+    const life = { exited: false };
+    void agent.exited.then(() => {
+      life.exited = true;
+    });
+    while (Date.now() < deadline && !life.exited) {
+      const answer = await getLocal(this.localSocket, '/healthz', 1_000).catch(() => undefined);
+      if (answer?.status === 200) return;
+      await sleep(50);
+    }
+    throw new Error(`agent ${this.name} did not become healthy:\n${this.agentLogText()}`);
+  }
+
+  async stopAgent(): Promise<void> {
+    await this.#agent?.stop();
+    this.#agent = undefined;
+  }
+
+  /** Starts HAProxy as the chart does (-W -db -S), after the agent wrote the bootstrap config. */
+  async startHAProxy(): Promise<void> {
+    this.#haproxy = startSupervised({
+      name: `haproxy ${this.name}`,
+      command: 'haproxy',
+      // As the chart runs it, plus -C so relative paths resolve in the base directory; each
+      // replica binds its own loopback address, taken from the environment.
+      args: [
+        '-W',
+        '-db',
+        '-S',
+        this.masterSocket,
+        '-C',
+        this.baseDir,
+        '-f',
+        join(this.baseDir, 'haproxy.cfg'),
+      ],
+      logFile: join(this.dir, 'haproxy.log'),
+      env: {
+        ...process.env,
+        HAPTIC_TEST_ADDRESS: this.address,
+        HAPTIC_TEST_HTTP_PORT: String(this.httpPort),
+        HAPTIC_TEST_HTTPS_PORT: String(this.httpsPort),
+      },
+    });
+    const master = new MasterSocket(this.masterSocket, 1_000);
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      const answer = await master.command('show proc').catch(() => '');
+      if (/\bworker\b/.test(answer)) return;
+      await sleep(50);
+    }
+    throw new Error(
+      `HAProxy ${this.name} did not start:\n${readFileSync(join(this.dir, 'haproxy.log'), 'utf8')}`,
+    );
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.stopAgent(), this.#haproxy?.stop()]);
+    this.#haproxy = undefined;
+  }
+
+  agentLogText(): string {
+    try {
+      return readFileSync(this.agentLog, 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  /** The agent's JSON log lines. */
+  agentLogLines(): Record<string, unknown>[] {
+    return this.agentLogText()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}

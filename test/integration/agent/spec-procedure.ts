@@ -1,0 +1,124 @@
+/**
+ * The shell of agent-certificates.txt, "Rotate a certificate authority", as the spec prints it
+ * (line continuations restored). Two substitutions only: the spec's namespace `haptic` becomes
+ * the test's namespace, and `wait_projected`, which execs into Pods, is defined over the
+ * replicas' projected directories (this environment has volumes but no Pods).
+ */
+
+/** "Identify the installed Secrets and required peer names." */
+export const identifyStep = String.raw`
+set -euo pipefail
+umask 077
+rotation_dir=$(mktemp -d)
+server_secret=$(kubectl get deployment haptic-haproxy -n haptic -o json |
+  jq -r '.spec.template.spec.volumes[] | select(.name == "agent-tls").secret.secretName')
+client_secret=$(kubectl get deployment haptic-controller -n haptic -o json |
+  jq -r '.spec.template.spec.volumes[] | select(.name == "agent-tls").secret.secretName')
+agent_name=$(kubectl get deployment haptic-controller -n haptic -o json |
+  jq -r '.spec.template.spec.containers[] | select(.name == "controller").env[] | select(.name == "AGENT_TLS_SERVER_NAME").value')
+controller_name=$(kubectl get deployment haptic-haproxy -n haptic -o json |
+  jq -r '.spec.template.spec.initContainers[] | select(.name == "agent").args[] | select(startswith("--tls-client-name=")) | ltrimstr("--tls-client-name=")')
+test -n "$server_secret" && test -n "$client_secret"
+test -n "$agent_name" && test -n "$controller_name"
+`;
+
+/** "Generate a new CA and role-specific identities." */
+export const generateStep = String.raw`
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+  -keyout "$rotation_dir/ca.key" -out "$rotation_dir/ca.crt" -days 365 \
+  -subj /CN=haptic-agent-ca \
+  -addext 'basicConstraints=critical,CA:TRUE' \
+  -addext 'keyUsage=critical,keyCertSign,cRLSign'
+for role in agent controller; do
+  name=$agent_name usage=serverAuth
+  if [ "$role" = controller ]; then name=$controller_name; usage=clientAuth; fi
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$rotation_dir/$role.key" -out "$rotation_dir/$role.csr" \
+    -subj "/CN=$name"
+  printf 'subjectAltName=DNS:%s\nextendedKeyUsage=%s\nkeyUsage=critical,digitalSignature\nbasicConstraints=critical,CA:FALSE\n' \
+    "$name" "$usage" > "$rotation_dir/$role.ext"
+  openssl x509 -req -in "$rotation_dir/$role.csr" \
+    -CA "$rotation_dir/ca.crt" -CAkey "$rotation_dir/ca.key" \
+    -set_serial "0x$(openssl rand -hex 16)" -days 365 \
+    -extfile "$rotation_dir/$role.ext" -out "$rotation_dir/$role.crt"
+done
+`;
+
+/** "Add the new CA while retaining each peer's previous trust with a deadline." */
+export const distributeTrustStep = String.raw`
+deadline=$(python3 -c 'from datetime import datetime,timedelta,timezone; print((datetime.now(timezone.utc)+timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"))')
+for secret in "$server_secret" "$client_secret"; do
+  kubectl get secret "$secret" -n haptic -o json | jq -e '.data["previous-ca.crt"] == null' >/dev/null
+  kubectl get secret "$secret" -n haptic -o jsonpath='{.data.ca\.crt}' | base64 -d > "$rotation_dir/$secret-old-ca.crt"
+  jq -n --rawfile ca "$rotation_dir/ca.crt" \
+    --rawfile previous "$rotation_dir/$secret-old-ca.crt" --arg until "$deadline" \
+    '{data:{"ca.crt":($ca|@base64),"previous-ca.crt":($previous|@base64),"previous-ca-until":($until|@base64)}}' |
+    kubectl patch secret "$secret" -n haptic --type=merge --patch-file=/dev/stdin
+done
+`;
+
+/** "Wait for both sides to receive the trust bundle." */
+export const waitForTrustStep = String.raw`
+wait_projected loadbalancer agent ca.crt "$rotation_dir/ca.crt"
+wait_projected controller controller ca.crt "$rotation_dir/ca.crt"
+`;
+
+/** "Update each certificate and key together." */
+export const replaceIdentitiesStep = String.raw`
+for role in agent controller; do
+  secret=$server_secret
+  [ "$role" != controller ] || secret=$client_secret
+  jq -n --rawfile cert "$rotation_dir/$role.crt" --rawfile key "$rotation_dir/$role.key" \
+    '{data:{"tls.crt":($cert|@base64),"tls.key":($key|@base64)}}' |
+    kubectl patch secret "$secret" -n haptic --type=merge --patch-file=/dev/stdin
+done
+`;
+
+/** "Wait for every replica to receive its new identity." */
+export const waitForIdentitiesStep = String.raw`
+wait_projected loadbalancer agent tls.crt "$rotation_dir/agent.crt"
+wait_projected controller controller tls.crt "$rotation_dir/controller.crt"
+`;
+
+/** "Remove the previous CA and deadline from both Secrets." */
+export const revokeStep = String.raw`
+for secret in "$server_secret" "$client_secret"; do
+  kubectl patch secret "$secret" -n haptic --type=merge \
+    -p '{"data":{"previous-ca.crt":null,"previous-ca-until":null}}'
+done
+wait_projected loadbalancer agent previous-ca.crt absent
+wait_projected controller controller previous-ca.crt absent
+`;
+
+/**
+ * The spec's wait_projected, over directories: TLS_DIRS_<component> lists each replica's
+ * projected agent-tls directory (what the spec reads with kubectl exec).
+ */
+export const waitProjectedFunction = String.raw`
+wait_projected() {
+  local component=$1 container=$2 file=$3 expected=$4
+  local deadline=$((SECONDS + 180)) dirs dir ready
+  dirs_var="TLS_DIRS_$component"
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    dirs=${'$'}{!dirs_var}
+    ready=true
+    [ -n "$dirs" ] || ready=false
+    for dir in $dirs; do
+      if [ "$expected" = absent ]; then
+        test ! -e "$dir/..data/$file" || ready=false
+      elif ! cat "$dir/..data/$file" | cmp -s "$expected" -; then
+        ready=false
+      fi
+    done
+    [ "$ready" = true ] && return 0
+    sleep 0.2
+  done
+  echo "TLS files haven't reached every $component replica; repair projection before continuing" >&2
+  return 1
+}
+`;
+
+/** A spec step for namespace `namespace`. */
+export function inNamespace(step: string, namespace: string): string {
+  return step.replaceAll(' -n haptic', ` -n ${namespace}`);
+}
