@@ -10,7 +10,12 @@ import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
 import { readMountedRevision } from './mounted-revision.ts';
 import { materialReasons } from './reasons.ts';
-import { type MaterialDecoding, decodeTlsMaterial, tlsFileNames } from './tls-material.ts';
+import {
+  type MaterialDecoding,
+  decodeTlsMaterial,
+  materialStatusAt,
+  tlsFileNames,
+} from './tls-material.ts';
 
 export interface TlsMaterialSnapshot {
   /** The directory, as messages name it. */
@@ -172,25 +177,26 @@ export class TlsMaterialWatcher implements TlsMaterialSource {
 
   #log(snapshot: TlsMaterialSnapshot): void {
     const { decoding } = snapshot;
-    if (decoding.ok) {
-      const [leaf] = decoding.material.chain;
-      this.#logger.info(
-        {
-          dir: this.#dir,
-          revision: snapshot.revision,
-          subject: leaf.subject,
-          notAfter: leaf.notAfter.toISOString(),
-          trustedCas: decoding.material.trust.length,
-          previousCaUntil: decoding.material.previousTrust?.until.toISOString(),
-        },
-        'TLS material loaded',
-      );
-    } else {
+    const context = { dir: this.#dir, revision: snapshot.revision };
+    const status = materialStatusAt(decoding, new Date(), this.#dir);
+    if (!status.ok) {
       this.#logger.error(
-        { dir: this.#dir, revision: snapshot.revision, reason: decoding.reason },
-        `TLS material unusable: ${decoding.message}`,
+        { ...context, reason: status.reason },
+        `TLS material unusable: ${status.message}`,
       );
+      return;
     }
+    const [leaf] = status.material.chain;
+    this.#logger.info(
+      {
+        ...context,
+        subject: leaf.subject,
+        notAfter: leaf.notAfter.toISOString(),
+        trustedCas: status.material.trust.length,
+        previousCaUntil: status.trust.previousUntil?.toISOString(),
+      },
+      'TLS material loaded',
+    );
   }
 
   #ensureWatch(): void {
