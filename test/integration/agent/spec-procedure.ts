@@ -5,6 +5,18 @@
  * replicas' projected directories (this environment has volumes but no Pods).
  */
 
+/** "Supply external identities", step 2: "Create the two identity Secrets." (in the files' directory) */
+export const createSecretsStep = String.raw`
+kubectl create secret generic haptic-agent-identity -n haptic \
+  --type=kubernetes.io/tls \
+  --from-file=tls.crt=agent.crt --from-file=tls.key=agent.key \
+  --from-file=ca.crt=ca.crt
+kubectl create secret generic haptic-controller-identity -n haptic \
+  --type=kubernetes.io/tls \
+  --from-file=tls.crt=controller.crt --from-file=tls.key=controller.key \
+  --from-file=ca.crt=ca.crt
+`;
+
 /** "Identify the installed Secrets and required peer names." */
 export const identifyStep = String.raw`
 set -euo pipefail

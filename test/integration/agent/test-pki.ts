@@ -19,6 +19,8 @@ export interface Pair {
 }
 
 export interface SpecMaterial {
+  /** Where the commands left their files (ca.crt, agent.crt, agent.key, ...). */
+  readonly dir: string;
   readonly ca: Buffer;
   readonly agent: Pair;
   readonly controller: Pair;
@@ -36,6 +38,7 @@ export async function specMaterial(
   });
   const read = (name: string): Buffer => readFileSync(join(dir, name));
   return {
+    dir,
     ca: read('ca.crt'),
     agent: { crt: read('agent.crt'), key: read('agent.key') },
     controller: { crt: read('controller.crt'), key: read('controller.key') },
