@@ -126,6 +126,10 @@ export class ApplyService {
       await store.rollback();
       throw error;
     }
+    logger.info(
+      { writes: plan.writes.length, removals: plan.removals.length },
+      'files in place, reloading HAProxy',
+    );
     const reload = await this.#reload(configText);
     if (!reload.ok) return this.#rollBack(plan, reload);
     const next: AppliedState = {

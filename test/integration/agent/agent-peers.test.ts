@@ -17,7 +17,7 @@ import type { CertificateAuthority } from '../../../src/pki/index.ts';
 import { TlsMaterialWatcher } from '../../../src/tls/material-watcher.ts';
 import { rawRequest } from './raw-request.ts';
 import { Replica } from './replica.ts';
-import { type Site, makeSite, siteFiles } from './site.ts';
+import { type Site, makeSite, manyBackends, siteFiles } from './site.ts';
 import {
   type Pair,
   authority,
@@ -165,7 +165,7 @@ describe('the agent refuses controllers that may not manage it', () => {
         message: expect.stringMatching(/^The controller is not authorised: /) as unknown,
       },
     });
-    expect(refusalLogged(code)).toBe(true);
+    await expect.poll(() => refusalLogged(code)).toBe(true);
   });
 
   it('refuses a connection without a client certificate', async () => {
@@ -210,9 +210,11 @@ describe('the agent refuses controllers that may not manage it', () => {
     });
     // Node's TLS server answers a plain HTTP request with an HTTP 400 and closes; nothing else.
     expect(outcome).toMatch(/^(failed|answered 400)/);
-    expect(
-      replica.agentLogLines().some((line) => line.msg === 'TLS handshake with a client failed'),
-    ).toBe(true);
+    await expect
+      .poll(() =>
+        replica.agentLogLines().some((line) => line.msg === 'TLS handshake with a client failed'),
+      )
+      .toBe(true);
   });
 
   it('refuses a legacy (HTTP Basic) client on its mTLS port', async () => {
@@ -247,7 +249,7 @@ describe("the agent's own trust", () => {
         message: expect.stringMatching(/more than 24 hours ahead/) as unknown,
       },
     });
-    expect(refusalLogged('PreviousTrustDeadlineTooFar')).toBe(true);
+    await expect.poll(() => refusalLogged('PreviousTrustDeadlineTooFar')).toBe(true);
     await projectAgent(goodAgentMaterial());
     expect((await client.apply(replica.endpoint(), encodeApply(siteFiles(site, 'peers')))).ok).toBe(
       true,
@@ -282,6 +284,44 @@ describe("the agent's own trust", () => {
       body: { error: { code: 'UnknownAuthority' } },
     });
     await projectAgent(goodAgentMaterial());
+  });
+});
+
+describe('revocation while a request is under way', () => {
+  it('lets an authenticated apply finish, and refuses the next request', async () => {
+    const previousCa = await authority();
+    const oldController = await leaf(previousCa, 'controller', 'haptic-controller');
+    await projectAgent(
+      identitySecret(agentPair, [caPem(ca)], {
+        ca: caPem(previousCa),
+        until: rfc3339(Date.now() + hour),
+      }),
+    );
+    const client = await clientWith('in-flight', identitySecret(oldController, [caPem(ca)]));
+    const large = encodeApply(siteFiles(site, 'in-flight', { extra: manyBackends(3_000) }));
+    const applied = () =>
+      replica.agentLogLines().filter((line) => line.msg === 'configuration applied').length;
+    const appliedBefore = applied();
+    const applying = client.apply(replica.endpoint(), large);
+    // Revoke the previous CA while HAProxy loads the large configuration.
+    await expect
+      .poll(
+        () =>
+          replica.agentLogLines().some((line) => line.msg === 'files in place, reloading HAProxy'),
+        { timeout: 5_000, interval: 5 },
+      )
+      .toBe(true);
+    await projectAgent(goodAgentMaterial());
+    expect(await applying).toMatchObject({ ok: true, value: { changed: true } });
+    await expect.poll(applied).toBe(appliedBefore + 1);
+    const messages = replica.agentLogLines().map((line) => line.msg);
+    expect(messages.lastIndexOf('TLS material loaded')).toBeLessThan(
+      messages.lastIndexOf('configuration applied'),
+    );
+    expect(await client.state(replica.endpoint())).toMatchObject({
+      ok: false,
+      error: { status: 403, reason: 'Forbidden' },
+    });
   });
 });
 

@@ -35,6 +35,15 @@ backend be_default
 ${extra}`;
 }
 
+/** `count` more backends (a large configuration: HAProxy takes longer to load it). */
+export function manyBackends(count: number): string {
+  return Array.from(
+    { length: count },
+    (_, i) =>
+      `backend be_${i}\n  balance roundrobin\n  server s1 127.0.0.1:${20_000 + (i % 10_000)} disabled\n`,
+  ).join('');
+}
+
 export interface Site {
   readonly ca: CertificateAuthority;
   /** ssl/site.pem: certificate and key. */
