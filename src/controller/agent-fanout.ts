@@ -47,8 +47,11 @@ export function backoffMs(attempt: number, options: FanOutOptions): number {
   return Math.round(base * (0.5 + (options.random ?? Math.random)() / 2));
 }
 
+/** What the fan-out needs of a client. */
+export type ApplyingClient = Pick<AgentClient, 'apply'>;
+
 async function applyToOne(
-  client: AgentClient,
+  client: ApplyingClient,
   endpoint: AgentEndpoint,
   request: EncodedApply,
   options: FanOutOptions,
@@ -73,7 +76,7 @@ async function applyToOne(
 
 /** Applies `request` to every endpoint; results in the order of `endpoints`. */
 export async function applyToAgents(
-  client: AgentClient,
+  client: ApplyingClient,
   endpoints: readonly AgentEndpoint[],
   request: EncodedApply,
   options: FanOutOptions = {},
