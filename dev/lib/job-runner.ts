@@ -116,11 +116,12 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     namespace: string,
     workDir: string,
   ): Promise<string[]> => {
-    let argv = [...(container.command ?? []), ...(container.args ?? [])];
+    const argv = [...(container.command ?? []), ...(container.args ?? [])];
     if (argv[0] !== imageBinary && argv[0] !== 'haptic') {
       throw new JobSetupError(`only ${imageBinary} runs here, not ${JSON.stringify(argv[0])}`);
     }
     // Secret and ConfigMap volumes: project them, then point paths under the mount there.
+    const mounts = new Map<string, string>();
     for (const mount of container.volumeMounts ?? []) {
       const volume = spec.volumes?.find((v) => v.name === mount.name);
       const target = join(workDir, 'volumes', mount.name);
@@ -142,12 +143,18 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       } else {
         mkdirSync(target, { recursive: true });
       }
-      const prefix = mount.mountPath.replace(/\/$/, '');
-      argv = argv.map((arg) =>
-        arg.replace(new RegExp(`(^|=)${escapeRegExp(prefix)}(?=/|$)`, 'g'), `$1${target}`),
-      );
+      mounts.set(mount.mountPath.replace(/\/$/, ''), target);
     }
-    return argv;
+    if (mounts.size === 0) return argv;
+    // One pass, longest mount path first, so a rewritten path is never rewritten again.
+    const alternatives = [...mounts.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    const pattern = new RegExp(`(^|=)(${alternatives.join('|')})(?=/|$)`, 'g');
+    return argv.map((arg) =>
+      arg.replace(
+        pattern,
+        (_match, lead: string, path: string) => `${lead}${mounts.get(path) ?? path}`,
+      ),
+    );
   };
 
   const containerEnv = async (
