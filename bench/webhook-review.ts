@@ -10,6 +10,9 @@
  * contents the webhook has not seen before (cold decoding and chain verification).
  *
  *   node bench/webhook-review.ts [requests=4000] [concurrency=100]
+ *
+ * BENCH_SERVER_FLAGS passes Node flags to the server process, for example
+ * `--max-semi-space-size=32` (fewer young-generation collections under load).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { Agent, request } from 'node:https';
@@ -200,7 +203,10 @@ function serverStats(child: ChildProcess): Promise<ServerStats> {
 async function measure(): Promise<void> {
   const total = Number(process.argv[2] ?? 4000);
   const concurrency = Number(process.argv[3] ?? 100);
-  const child = fork(fileURLToPath(import.meta.url), ['serve'], { stdio: 'inherit' });
+  const child = fork(fileURLToPath(import.meta.url), ['serve'], {
+    stdio: 'inherit',
+    execArgv: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
+  });
   const { port, ca } = await new Promise<{ port: number; ca: string }>((resolve) => {
     child.once('message', (message) => {
       resolve(message as { port: number; ca: string });
