@@ -1,0 +1,48 @@
+/**
+ * What the controller renders from: the watched objects, reduced to the fields rendering
+ * needs. Built from the informers' caches (or, for admission, from those caches with one
+ * object replaced). Plain data, so the routing model stays pure.
+ */
+import type { IngressView } from './ingress-view.ts';
+
+export interface ServicePortView {
+  readonly name: string;
+  readonly port: number;
+}
+
+export interface ServiceView {
+  readonly namespace: string;
+  readonly name: string;
+  readonly ports: readonly ServicePortView[];
+}
+
+export interface EndpointSliceView {
+  readonly namespace: string;
+  readonly name: string;
+  /** kubernetes.io/service-name label. */
+  readonly serviceName: string;
+  readonly ports: readonly { readonly name: string; readonly port: number }[];
+  readonly endpoints: readonly { readonly addresses: readonly string[]; readonly ready: boolean }[];
+}
+
+export interface SecretView {
+  readonly namespace: string;
+  readonly name: string;
+  /** base64 values, as the API carries them. */
+  readonly data: Readonly<Record<string, string>>;
+}
+
+export interface ClusterSnapshot {
+  /** Ingresses of our class only. */
+  readonly ingresses: readonly IngressView[];
+  /** By `namespace/name`. */
+  readonly services: ReadonlyMap<string, ServiceView>;
+  /** By `namespace/serviceName`. */
+  readonly endpointSlices: ReadonlyMap<string, readonly EndpointSliceView[]>;
+  /** By `namespace/name`. */
+  readonly secrets: ReadonlyMap<string, SecretView>;
+}
+
+export function objectKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}

@@ -1,0 +1,227 @@
+/**
+ * The controller's view of the cluster: @kubernetes/client-node informers (list, then watch,
+ * relist on expiry) for Ingresses, IngressClasses, Services, EndpointSlices, TLS Secrets and
+ * the HAProxyTemplateConfig. Every event calls `onChange`; `snapshot()` reads the caches.
+ * Lists go through counted API clients with haptic's User-Agent.
+ */
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  DiscoveryV1Api,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  ListWatch,
+  NetworkingV1Api,
+  type V1EndpointSlice,
+  type V1Ingress,
+  type V1IngressClass,
+  type V1Secret,
+  type V1Service,
+  Watch,
+} from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { makeApiClient } from '../kube/api-client.ts';
+import type { RequestCounter } from '../kube/request-counter.ts';
+import { type ClusterSnapshot, type EndpointSliceView, objectKey } from './cluster-snapshot.ts';
+import { type IngressView, ingressIsOurs, readIngress } from './ingress-view.ts';
+import {
+  templateConfigGroup,
+  templateConfigPlural,
+  templateConfigVersion,
+} from './template-config.ts';
+
+export type WatchedKind =
+  'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'HAProxyTemplateConfig';
+
+export interface ClusterWatchOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly counter: RequestCounter;
+  readonly userAgent: string;
+  /** Namespace and name of the HAProxyTemplateConfig. */
+  readonly namespace: string;
+  readonly templateConfigName: string;
+  readonly ingressClass: string;
+  readonly onChange: (kind: WatchedKind) => void;
+  readonly logger: Logger;
+}
+
+const defaultClassAnnotation = 'ingressclass.kubernetes.io/is-default-class';
+
+type List<T extends KubernetesObject> = () => Promise<KubernetesListObject<T>>;
+
+export class ClusterWatch {
+  readonly #options: ClusterWatchOptions;
+  readonly #ingresses: ListWatch<V1Ingress>;
+  readonly #classes: ListWatch<V1IngressClass>;
+  readonly #services: ListWatch<V1Service>;
+  readonly #slices: ListWatch<V1EndpointSlice>;
+  readonly #secrets: ListWatch<V1Secret>;
+  readonly #configs: ListWatch<KubernetesObject>;
+  #synced = false;
+
+  constructor(options: ClusterWatchOptions) {
+    this.#options = options;
+    const kc = options.kubeConfig;
+    const client = { counter: options.counter, userAgent: options.userAgent };
+    const core = makeApiClient(kc, CoreV1Api, client);
+    const networking = makeApiClient(kc, NetworkingV1Api, client);
+    const discovery = makeApiClient(kc, DiscoveryV1Api, client);
+    const custom = makeApiClient(kc, CustomObjectsApi, client);
+    const tlsSecrets = 'type=kubernetes.io/tls';
+    const configField = `metadata.name=${options.templateConfigName}`;
+    this.#ingresses = this.#watch('Ingress', '/apis/networking.k8s.io/v1/ingresses', () =>
+      networking.listIngressForAllNamespaces(),
+    );
+    this.#classes = this.#watch('IngressClass', '/apis/networking.k8s.io/v1/ingressclasses', () =>
+      networking.listIngressClass(),
+    );
+    this.#services = this.#watch('Service', '/api/v1/services', () =>
+      core.listServiceForAllNamespaces(),
+    );
+    this.#slices = this.#watch('EndpointSlice', '/apis/discovery.k8s.io/v1/endpointslices', () =>
+      discovery.listEndpointSliceForAllNamespaces(),
+    );
+    this.#secrets = this.#watch(
+      'Secret',
+      '/api/v1/secrets',
+      () => core.listSecretForAllNamespaces({ fieldSelector: tlsSecrets }),
+      tlsSecrets,
+    );
+    this.#configs = this.#watch(
+      'HAProxyTemplateConfig',
+      `/apis/${templateConfigGroup}/${templateConfigVersion}/namespaces/${options.namespace}/${templateConfigPlural}`,
+      async () =>
+        (await custom.listNamespacedCustomObject({
+          group: templateConfigGroup,
+          version: templateConfigVersion,
+          namespace: options.namespace,
+          plural: templateConfigPlural,
+          fieldSelector: configField,
+        })) as KubernetesListObject<KubernetesObject>,
+      configField,
+    );
+  }
+
+  #watch<T extends KubernetesObject>(
+    kind: WatchedKind,
+    path: string,
+    list: List<T>,
+    fieldSelector?: string,
+  ): ListWatch<T> {
+    const informer = new ListWatch<T>(
+      path,
+      new Watch(this.#options.kubeConfig),
+      list,
+      false,
+      undefined,
+      fieldSelector,
+    );
+    const changed = (): void => {
+      if (this.#synced) this.#options.onChange(kind);
+    };
+    informer.on('add', changed);
+    informer.on('update', changed);
+    informer.on('delete', changed);
+    informer.on('error', (error: unknown) => {
+      this.#options.logger.warn({ kind, err: String(error) }, 'watch failed; the informer relists');
+    });
+    return informer;
+  }
+
+  /** Lists everything once and starts watching; resolves when every cache is filled. */
+  async start(): Promise<void> {
+    await Promise.all(
+      [
+        this.#ingresses,
+        this.#classes,
+        this.#services,
+        this.#slices,
+        this.#secrets,
+        this.#configs,
+      ].map((informer) => informer.start()),
+    );
+    this.#synced = true;
+  }
+
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  async stop(): Promise<void> {
+    this.#synced = false;
+    await Promise.all(
+      [
+        this.#ingresses,
+        this.#classes,
+        this.#services,
+        this.#slices,
+        this.#secrets,
+        this.#configs,
+      ].map((informer) => informer.stop()),
+    );
+  }
+
+  /** The HAProxyTemplateConfig object, or undefined while it does not exist. */
+  templateConfig(): KubernetesObject | undefined {
+    return this.#configs.get(this.#options.templateConfigName, this.#options.namespace);
+  }
+
+  /** Whether our IngressClass is the cluster's default class. */
+  ourClassIsDefault(): boolean {
+    const ours = this.#classes.get(this.#options.ingressClass);
+    return ours?.metadata?.annotations?.[defaultClassAnnotation] === 'true';
+  }
+
+  /** The watched state, reduced to what rendering needs. */
+  snapshot(): ClusterSnapshot {
+    const isDefault = this.ourClassIsDefault();
+    const ingresses: IngressView[] = [];
+    for (const ingress of this.#ingresses.list()) {
+      const view = readIngress(ingress);
+      if (typeof view !== 'string' && ingressIsOurs(view, this.#options.ingressClass, isDefault)) {
+        ingresses.push(view);
+      }
+    }
+    const services = new Map(
+      this.#services.list().map((service) => {
+        const namespace = service.metadata?.namespace ?? '';
+        const name = service.metadata?.name ?? '';
+        const ports = (service.spec?.ports ?? []).map((p) => ({
+          name: p.name ?? '',
+          port: p.port,
+        }));
+        return [objectKey(namespace, name), { namespace, name, ports }] as const;
+      }),
+    );
+    const endpointSlices = new Map<string, EndpointSliceView[]>();
+    for (const slice of this.#slices.list()) {
+      const namespace = slice.metadata?.namespace ?? '';
+      const serviceName = slice.metadata?.labels?.['kubernetes.io/service-name'];
+      if (serviceName === undefined) continue;
+      const key = objectKey(namespace, serviceName);
+      const views = endpointSlices.get(key) ?? [];
+      views.push({
+        namespace,
+        name: slice.metadata?.name ?? '',
+        serviceName,
+        ports: (slice.ports ?? []).flatMap((p) =>
+          p.port === undefined ? [] : [{ name: p.name ?? '', port: p.port }],
+        ),
+        endpoints: (slice.endpoints ?? []).map((endpoint) => ({
+          addresses: endpoint.addresses,
+          ready: endpoint.conditions?.ready !== false,
+        })),
+      });
+      endpointSlices.set(key, views);
+    }
+    const secrets = new Map(
+      this.#secrets.list().map((secret) => {
+        const namespace = secret.metadata?.namespace ?? '';
+        const name = secret.metadata?.name ?? '';
+        return [objectKey(namespace, name), { namespace, name, data: secret.data ?? {} }] as const;
+      }),
+    );
+    return { ingresses, services, endpointSlices, secrets };
+  }
+}

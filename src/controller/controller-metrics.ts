@@ -1,0 +1,67 @@
+/**
+ * The controller's Prometheus metrics (prom-client), in one registry served on :9090/metrics.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class ControllerMetrics {
+  readonly registry = new Registry();
+  readonly reconciles = new Counter({
+    name: 'haptic_reconciles_total',
+    help: 'Reconciles by result: delivered, unchanged, render_failed, lint_failed, check_failed, no_config, not_leader.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  readonly renderSeconds = new Histogram({
+    name: 'haptic_render_duration_seconds',
+    help: 'Time to build the routing model and render every template.',
+    buckets: durationBuckets,
+    registers: [this.registry],
+  });
+  readonly checkSeconds = new Histogram({
+    name: 'haptic_check_duration_seconds',
+    help: 'Time of the sandboxed haproxy -c on a rendered configuration.',
+    buckets: durationBuckets,
+    registers: [this.registry],
+  });
+  readonly deliveries = new Counter({
+    name: 'haptic_deliveries_total',
+    help: 'Applies sent to agents, by agent and result (applied, unchanged, or the failure reason).',
+    labelNames: ['agent', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly ingresses = new Gauge({
+    name: 'haptic_ingresses',
+    help: 'Ingresses of the class in the last render, by state: served or excluded (invalid).',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookRequests = new Counter({
+    name: 'haptic_webhook_requests_total',
+    help: 'Admission reviews answered, by kind and verdict (allowed, denied, errored).',
+    labelNames: ['kind', 'verdict'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookSeconds = new Histogram({
+    name: 'haptic_webhook_duration_seconds',
+    help: 'Time to answer an admission review, by kind.',
+    labelNames: ['kind'] as const,
+    buckets: durationBuckets,
+    registers: [this.registry],
+  });
+  readonly leader = new Gauge({
+    name: 'haptic_leader',
+    help: '1 while this replica holds the leader Lease and delivers configuration.',
+    registers: [this.registry],
+  });
+  readonly configGeneration = new Gauge({
+    name: 'haptic_config_last_success_timestamp_seconds',
+    help: 'When a rendered configuration last passed haproxy -c.',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'haptic_process_' });
+  }
+}

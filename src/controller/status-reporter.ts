@@ -1,0 +1,171 @@
+/**
+ * What the controller tells operators through the API: the Ready condition of the
+ * HAProxyTemplateConfig (status subresource) and Events on it and on excluded Ingresses.
+ * Writes only when something changed, so a steady state costs the API server nothing.
+ */
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { describeError } from '../errors.ts';
+import { makeApiClient } from '../kube/api-client.ts';
+import type { RequestCounter } from '../kube/request-counter.ts';
+import {
+  templateConfigGroup,
+  templateConfigKind,
+  templateConfigPlural,
+  templateConfigVersion,
+} from './template-config.ts';
+
+export interface ObjectRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid?: string;
+}
+
+export interface ReadyCondition {
+  readonly ready: boolean;
+  /** CamelCase reason: Delivered, RenderFailed, LintFailed, CheckFailed, ... */
+  readonly reason: string;
+  readonly message: string;
+  readonly observedGeneration: number;
+}
+
+export interface StatusReporterOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly counter: RequestCounter;
+  readonly userAgent: string;
+  /** Pod name, for the Events' reporting instance. */
+  readonly instance: string;
+  readonly logger: Logger;
+}
+
+/** Events and conditions carry at most this much of a message. */
+const maxMessage = 1000;
+
+function clip(message: string): string {
+  return message.length > maxMessage ? `${message.slice(0, maxMessage - 1)}…` : message;
+}
+
+export class StatusReporter {
+  readonly #options: StatusReporterOptions;
+  readonly #core: CoreV1Api;
+  readonly #custom: CustomObjectsApi;
+  readonly #lastCondition = new Map<string, string>();
+  readonly #lastEvent = new Map<string, string>();
+
+  constructor(options: StatusReporterOptions) {
+    this.#options = options;
+    const client = { counter: options.counter, userAgent: options.userAgent };
+    this.#core = makeApiClient(options.kubeConfig, CoreV1Api, client);
+    this.#custom = makeApiClient(options.kubeConfig, CustomObjectsApi, client);
+  }
+
+  /** Sets the Ready condition of a HAProxyTemplateConfig (only when it changed). */
+  async setCondition(config: KubernetesObject, condition: ReadyCondition): Promise<void> {
+    const namespace = config.metadata?.namespace ?? '';
+    const name = config.metadata?.name ?? '';
+    const key = `${namespace}/${name}`;
+    const fingerprint = JSON.stringify(condition);
+    if (this.#lastCondition.get(key) === fingerprint) return;
+    const status = {
+      observedGeneration: condition.observedGeneration,
+      conditions: [
+        {
+          type: 'Ready',
+          status: condition.ready ? 'True' : 'False',
+          reason: condition.reason,
+          message: clip(condition.message),
+          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          observedGeneration: condition.observedGeneration,
+        },
+      ],
+    };
+    try {
+      await this.#custom.patchNamespacedCustomObjectStatus({
+        group: templateConfigGroup,
+        version: templateConfigVersion,
+        namespace,
+        plural: templateConfigPlural,
+        name,
+        body: [{ op: 'add', path: '/status', value: status }],
+      });
+      this.#lastCondition.set(key, fingerprint);
+    } catch (error) {
+      this.#options.logger.warn(
+        { config: key, err: describeError(error) },
+        'could not set the status condition',
+      );
+    }
+  }
+
+  /** Records an Event on `object`, unless the same reason and message were just recorded. */
+  async event(
+    object: ObjectRef,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): Promise<void> {
+    const key = `${object.kind} ${object.namespace}/${object.name}`;
+    const fingerprint = `${type} ${reason} ${message}`;
+    if (this.#lastEvent.get(key) === fingerprint) return;
+    this.#lastEvent.set(key, fingerprint);
+    const now = new Date();
+    try {
+      await this.#core.createNamespacedEvent({
+        namespace: object.namespace,
+        body: {
+          metadata: {
+            generateName: `${object.name.slice(0, 200)}.`,
+            namespace: object.namespace,
+          },
+          involvedObject: {
+            apiVersion: object.apiVersion,
+            kind: object.kind,
+            namespace: object.namespace,
+            name: object.name,
+            ...(object.uid === undefined || object.uid === '' ? {} : { uid: object.uid }),
+          },
+          type,
+          reason,
+          message: clip(message),
+          source: { component: 'haptic-controller', host: this.#options.instance },
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
+        },
+      });
+    } catch (error) {
+      this.#lastEvent.delete(key);
+      this.#options.logger.warn(
+        { object: key, err: describeError(error) },
+        'could not record an Event',
+      );
+    }
+  }
+
+  /** Forgets what was recorded about an object, so the next problem is reported again. */
+  forget(kind: string, namespace: string, name: string): void {
+    this.#lastEvent.delete(`${kind} ${namespace}/${name}`);
+  }
+
+  /** Whether an Event about this object is currently remembered. */
+  remembers(kind: string, namespace: string, name: string): boolean {
+    return this.#lastEvent.has(`${kind} ${namespace}/${name}`);
+  }
+}
+
+export function templateConfigRef(config: KubernetesObject): ObjectRef {
+  return {
+    apiVersion: `${templateConfigGroup}/${templateConfigVersion}`,
+    kind: templateConfigKind,
+    namespace: config.metadata?.namespace ?? '',
+    name: config.metadata?.name ?? '',
+    uid: config.metadata?.uid ?? '',
+  };
+}
