@@ -97,6 +97,19 @@ export const validationCodes = {
   SecretDeleted: 'SecretDeleted',
   /** The values Secret is for another chart version; the pre-rollout Job validates it (warning). */
   ValuesForOtherChart: 'ValuesForOtherChart',
+
+  // Routing objects (admission in `haptic run`).
+
+  /** An Ingress has a value the controller would leave out (host, path, backend, TLS, annotation). */
+  IngressInvalid: 'IngressInvalid',
+  /** A HAProxyTemplateConfig cannot be read or its templates do not parse or render. */
+  TemplateConfigInvalid: 'TemplateConfigInvalid',
+  /** The configuration rendered with the proposed object has a forbidden directive. */
+  RenderedConfigForbidden: 'RenderedConfigForbidden',
+  /** haproxy -c rejects the configuration rendered with the proposed object. */
+  RenderedConfigRejected: 'RenderedConfigRejected',
+  /** The proposed object could not be checked (no configuration yet, check unavailable). */
+  RenderUnchecked: 'RenderUnchecked',
 } as const;
 
 export type ValidationCode = (typeof validationCodes)[keyof typeof validationCodes];

@@ -6,6 +6,7 @@
 import { describeError } from '../errors.ts';
 import { type SecretObject, readSecretObject } from '../validation/index.ts';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
+import type { KindRoutes, ObjectAdmissionValidator } from './object-validators.ts';
 import { allowed, errored, fromReport } from './responses.ts';
 import type { AdmissionValidator } from './validators.ts';
 
@@ -15,6 +16,9 @@ export type SecretRoutes = (namespace: string, name: string) => AdmissionValidat
 /** What dispatch reports about each review, for logs and metrics. */
 export interface ReviewEvent {
   readonly uid: string;
+  /** Kind of the object (`Secret`, `Ingress`, `HAProxyTemplateConfig`). */
+  readonly kind: string;
+  /** `namespace/name` of the object (named `secret` since Secrets came first). */
   readonly secret: string;
   readonly operation: string;
   readonly username: string;
@@ -27,6 +31,8 @@ export interface ReviewEvent {
 
 export interface DispatchOptions {
   readonly routes: SecretRoutes;
+  /** Validators of other kinds; absent: only Secrets are validated. */
+  readonly kinds?: KindRoutes;
   /** Time a review may take before it is answered with 504. */
   readonly deadlineMs: number;
   readonly onReview?: (event: ReviewEvent) => void;
@@ -82,6 +88,29 @@ function validate(
   }
 }
 
+function validateObject(
+  validator: ObjectAdmissionValidator,
+  request: AdmissionRequest,
+): Promise<AdmissionResponse> | AdmissionResponse {
+  const { namespace, uid } = request;
+  switch (request.operation) {
+    case 'CREATE':
+      return validator
+        .validateCreate(request.object, namespace)
+        .then((report) => fromReport(uid, report));
+    case 'UPDATE':
+      return validator
+        .validateUpdate(request.oldObject, request.object, namespace)
+        .then((report) => fromReport(uid, report));
+    case 'DELETE':
+      return validator
+        .validateDelete(request.oldObject, namespace)
+        .then((report) => fromReport(uid, report));
+    case 'CONNECT':
+      return allowed(uid);
+  }
+}
+
 /** Reviews one admission request; never throws. */
 export async function reviewAdmission(
   request: AdmissionRequest,
@@ -91,14 +120,22 @@ export async function reviewAdmission(
   const secret = `${request.namespace}/${request.name}`;
   const isSecret = request.kind.group === '' && request.kind.kind === 'Secret';
   const validator = isSecret ? options.routes(request.namespace, request.name) : undefined;
+  const objectValidator = isSecret ? undefined : options.kinds?.(request.kind, request.namespace);
+  const kind = request.kind.kind === '' ? 'object' : request.kind.kind;
   let response: AdmissionResponse;
   let failure: string | undefined;
-  if (validator === undefined) {
+  if (validator === undefined && objectValidator === undefined) {
     response = allowed(request.uid);
   } else {
     try {
       response = await withDeadline(
-        Promise.resolve(validate(validator, request)),
+        Promise.resolve(
+          validator === undefined
+            ? objectValidator === undefined
+              ? allowed(request.uid)
+              : validateObject(objectValidator, request)
+            : validate(validator, request),
+        ),
         options.deadlineMs,
       );
     } catch (error) {
@@ -108,15 +145,16 @@ export async function reviewAdmission(
           ? errored(
               request.uid,
               504,
-              `Validation of Secret ${secret} did not finish within ${options.deadlineMs} ms; retry, and check the controller's logs if it persists.`,
+              `Validation of ${kind} ${secret} did not finish within ${options.deadlineMs} ms; retry, and check the controller's logs if it persists.`,
             )
           : error instanceof InvalidObject
-            ? errored(request.uid, 400, `Cannot validate Secret ${secret}: ${failure}`)
-            : errored(request.uid, 500, `Validation of Secret ${secret} failed: ${failure}`);
+            ? errored(request.uid, 400, `Cannot validate ${kind} ${secret}: ${failure}`)
+            : errored(request.uid, 500, `Validation of ${kind} ${secret} failed: ${failure}`);
     }
   }
   options.onReview?.({
     uid: request.uid,
+    kind,
     secret,
     operation: request.operation,
     username: request.username,

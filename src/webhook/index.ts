@@ -17,3 +17,6 @@ export {
   watchServingCertificate,
 } from './serving-certificate.ts';
 export { type WebhookOptions, createReviewer, defaultDeadlineMs, startWebhook } from './webhook.ts';
+export type { KindRoutes, ObjectAdmissionValidator } from './object-validators.ts';
+export { type RoutingReviewer, routingKindRoutes } from './routing-validators.ts';
+export { releaseIdentities } from './release-identities.ts';

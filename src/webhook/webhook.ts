@@ -14,6 +14,7 @@ import {
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
 import { createWebhookApp } from './app.ts';
 import { type ReviewEvent, type SecretRoutes, reviewAdmission } from './dispatch.ts';
+import type { KindRoutes } from './object-validators.ts';
 import { type ListenOptions, type WebhookServer, listenHttps } from './server.ts';
 import {
   type AdmissionValidator,
@@ -38,6 +39,8 @@ export interface WebhookOptions {
     readonly chart: EmbeddedChart;
     readonly io: ReleaseIo;
   };
+  /** Validators of other kinds (Ingress, HAProxyTemplateConfig), as `haptic run` serves them. */
+  readonly kinds?: KindRoutes;
   /** @default {@link defaultDeadlineMs} */
   readonly deadlineMs?: number;
   /** @default 8 MiB */
@@ -88,6 +91,7 @@ export function createReviewer(
     reviewAdmission(request, {
       routes,
       deadlineMs,
+      ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
       ...(options.onReview === undefined ? {} : { onReview: options.onReview }),
     });
 }
