@@ -15,11 +15,12 @@ import type { Logger } from 'pino';
 import { configFileName } from './api-types.ts';
 import type { DesiredFile } from './apply-request.ts';
 import { checkHAProxyConfig } from './config-check.ts';
-import { declaredBackends, lintHaproxyConfig } from './config-lint.ts';
+import { inspectHaproxyConfig } from './config-lint.ts';
 import type { ConfigFileStore } from './file-store.ts';
 import { type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
 import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';
 import type { MasterSocket } from './master-socket.ts';
+import type { ProcessList } from './process-list.ts';
 import { type AgentFailure, agentReasons } from './reasons.ts';
 import { type AppliedState, writeStateFile } from './state-file.ts';
 
@@ -48,6 +49,10 @@ export type ApplyOutcome =
       readonly workerPid?: number;
     }
   | ({ readonly ok: false } & AgentFailure);
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
 
 function failure(outcome: AgentFailure): ApplyOutcome {
   return { ok: false, ...outcome };
@@ -87,8 +92,7 @@ export class ApplyService {
         message: `files must include ${configFileName}.`,
       });
     }
-    const configText = config.content.toString('utf8');
-    const findings = lintHaproxyConfig(configText);
+    const { findings, backends } = inspectHaproxyConfig(config.content.toString('utf8'));
     if (findings.length > 0) {
       const message = `${configFileName} is refused: ${findings.map((finding) => finding.message).join(' ')}`;
       logger.warn({ findings: findings.length }, message);
@@ -119,6 +123,7 @@ export class ApplyService {
         message: `${reachable} Nothing was changed.`,
       });
     }
+    const checked = performance.now();
     try {
       await store.stage(plan.writes);
       await store.swap(plan);
@@ -126,12 +131,14 @@ export class ApplyService {
       await store.rollback();
       throw error;
     }
+    const written = performance.now();
     logger.info(
       { writes: plan.writes.length, removals: plan.removals.length },
       'files in place, reloading HAProxy',
     );
-    const reload = await this.#reload(configText);
+    const reload = await this.#reload(backends, reachable);
     if (!reload.ok) return this.#rollBack(plan, reload);
+    const reloaded = performance.now();
     const next: AppliedState = {
       generation: this.#state.generation + 1,
       appliedAt: (this.#options.now ?? (() => new Date()))(),
@@ -151,6 +158,13 @@ export class ApplyService {
         removals: plan.removals.length,
         workerPid: reload.workerPid,
         durationMs: Math.round(durationMs),
+        phasesMs: {
+          check: round(checked - started),
+          write: round(written - checked),
+          reload: round(reload.reloadMs),
+          verify: round(reload.verifyMs),
+          record: round(performance.now() - reloaded),
+        },
       },
       'configuration applied',
     );
@@ -165,11 +179,12 @@ export class ApplyService {
     };
   }
 
-  /** Reloads HAProxy with what is on disk now. */
-  async #reload(configText: string): Promise<ReloadOutcome> {
+  /** Reloads HAProxy with what is on disk now; the new worker must run `backends`. */
+  async #reload(backends: readonly string[], before?: ProcessList): Promise<ReloadOutcome> {
     const { master, reloadTimeoutMs } = this.#options;
     return reloadHAProxy(master, {
-      expectedBackends: declaredBackends(configText),
+      expectedBackends: backends,
+      ...(before === undefined ? {} : { before }),
       ...(reloadTimeoutMs === undefined ? {} : { timeoutMs: reloadTimeoutMs }),
     });
   }
@@ -190,7 +205,7 @@ export class ApplyService {
     }
     await store.rollback();
     const restoredConfig = await readFile(store.live(configFileName), 'utf8').catch(() => '');
-    const restored = await this.#reload(restoredConfig);
+    const restored = await this.#reload(inspectHaproxyConfig(restoredConfig).backends);
     const summary =
       reload.failure === 'rejected'
         ? `HAProxy rejected the configuration and keeps serving the previous one: ${haproxyMessage ?? reload.message}`

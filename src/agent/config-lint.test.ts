@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { declaredBackends, lintHaproxyConfig } from './config-lint.ts';
+import { inspectHaproxyConfig } from './config-lint.ts';
+
+const lintHaproxyConfig = (config: string) => inspectHaproxyConfig(config).findings;
+const declaredBackends = (config: string) => inspectHaproxyConfig(config).backends;
 import { splitConfigLine } from './config-words.ts';
 
 const safe = `global

@@ -81,25 +81,30 @@ function lintLine(line: ConfigLine): LintFinding | undefined {
   };
 }
 
-/** The forbidden directives of a configuration, in line order; empty when it may be loaded. */
-export function lintHaproxyConfig(config: string): readonly LintFinding[] {
-  if (config.includes('\0')) {
-    return [
-      {
-        line: config.slice(0, config.indexOf('\0')).split('\n').length,
-        directive: 'NUL',
-        message: 'haproxy.cfg contains a NUL byte; HAProxy configurations are text.',
-      },
-    ];
-  }
-  return splitConfig(config).flatMap((line) => lintLine(line) ?? []);
+export interface ConfigInspection {
+  /** The forbidden directives, in line order; empty when the configuration may be loaded. */
+  readonly findings: readonly LintFinding[];
+  /** Names of the backends it declares (`backend` and `listen` sections), for verification. */
+  readonly backends: readonly string[];
 }
 
-/** Names of the backends a configuration declares (`backend` and `listen` sections). */
-export function declaredBackends(config: string): readonly string[] {
-  return splitConfig(config).flatMap(({ words: [keyword, name] }) =>
-    (keyword?.text === 'backend' || keyword?.text === 'listen') && name !== undefined
-      ? [name.text]
-      : [],
-  );
+/** Reads a configuration once: its forbidden directives and its backends. */
+export function inspectHaproxyConfig(config: string): ConfigInspection {
+  if (config.includes('\0')) {
+    const line = config.slice(0, config.indexOf('\0')).split('\n').length;
+    const message = 'haproxy.cfg contains a NUL byte; HAProxy configurations are text.';
+    return { findings: [{ line, directive: 'NUL', message }], backends: [] };
+  }
+  const findings: LintFinding[] = [];
+  const backends: string[] = [];
+  // Keywords are the first word, or the second after `no` / `default`; then one argument.
+  for (const line of splitConfig(config, 3)) {
+    const finding = lintLine(line);
+    if (finding !== undefined) findings.push(finding);
+    const [keyword, name] = line.words;
+    if ((keyword?.text === 'backend' || keyword?.text === 'listen') && name !== undefined) {
+      backends.push(name.text);
+    }
+  }
+  return { findings, backends };
 }

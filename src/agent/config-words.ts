@@ -21,8 +21,37 @@ export interface ConfigLine {
 
 const escapes: Readonly<Record<string, string>> = { r: '\r', n: '\n', t: '\t' };
 
-/** Splits one line into words. */
-export function splitConfigLine(line: string): ConfigWord[] {
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 13 || code === 10;
+}
+
+/**
+ * The first `limit` words of a line without quotes or escapes (the common case), or
+ * undefined when the line has any: then the full parser below decides.
+ */
+function plainWords(line: string, limit: number): ConfigWord[] | undefined {
+  const words: ConfigWord[] = [];
+  let start = -1;
+  for (let i = 0; i <= line.length; i += 1) {
+    const code = i < line.length ? line.charCodeAt(i) : 32;
+    if (code === 34 || code === 39 || code === 92) return undefined; // " ' \
+    const end = code === 35 || isSpace(code); // # or whitespace
+    if (end && start !== -1) {
+      words.push({ text: line.slice(start, i), fromEnvironment: false });
+      start = -1;
+      if (words.length === limit) return words;
+    } else if (!end && start === -1) {
+      start = i;
+    }
+    if (code === 35) return words;
+  }
+  return words;
+}
+
+/** Splits one line into words (at most `limit` of them). */
+export function splitConfigLine(line: string, limit = Infinity): ConfigWord[] {
+  const plain = plainWords(line, limit);
+  if (plain !== undefined) return plain;
   const words: ConfigWord[] = [];
   let text = '';
   let fromEnvironment = false;
@@ -71,13 +100,15 @@ export function splitConfigLine(line: string): ConfigWord[] {
     else text += char;
   }
   finish();
-  return words;
+  return words.slice(0, limit);
 }
 
-/** The non-empty lines of a configuration, split into words. */
-export function splitConfig(config: string): ConfigLine[] {
-  return config
-    .split('\n')
-    .map((line, index) => ({ number: index + 1, words: splitConfigLine(line) }))
-    .filter((line) => line.words.length > 0);
+/** The non-empty lines of a configuration, each split into at most `limit` words. */
+export function splitConfig(config: string, limit = Infinity): ConfigLine[] {
+  const lines: ConfigLine[] = [];
+  config.split('\n').forEach((line, index) => {
+    const words = splitConfigLine(line, limit);
+    if (words.length > 0) lines.push({ number: index + 1, words });
+  });
+  return lines;
 }

@@ -116,10 +116,12 @@ export class ConfigFileStore {
     if (journal !== undefined) await this.#restore(journal);
   }
 
-  /** Forgets the last-known-good copies after a successful apply. */
+  /**
+   * Ends a successful apply: without the journal, the last-known-good copies are no longer
+   * restored; they are cleared by the next apply (or the next start), off this apply's path.
+   */
   async commit(): Promise<void> {
     await rm(this.#journalPath, { force: true });
-    await this.#clearWork();
   }
 
   /** Hard-links the live file into the last-known-good directory; false if there is none. */

@@ -16,10 +16,19 @@ export interface ReloadOptions {
   readonly timeoutMs?: number;
   /** @default 5 ms */
   readonly pollIntervalMs?: number;
+  /** The process list just before the reload, if the caller has read it already. */
+  readonly before?: ProcessList;
 }
 
 export type ReloadOutcome =
-  | { readonly ok: true; readonly workerPid: number; readonly durationMs: number }
+  | {
+      readonly ok: true;
+      readonly workerPid: number;
+      /** From `reload` until the master lists the new worker. */
+      readonly reloadMs: number;
+      /** Until the new worker listed its backends. */
+      readonly verifyMs: number;
+    }
   | {
       readonly ok: false;
       /** `rejected`: HAProxy refused the configuration; `unavailable`: no answer in time. */
@@ -72,7 +81,7 @@ export async function reloadHAProxy(
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? 60_000;
   const pollIntervalMs = options.pollIntervalMs ?? 5;
-  const before = await readProcessList(master);
+  const before = options.before ?? (await readProcessList(master));
   if (typeof before === 'string') return { ok: false, failure: 'unavailable', message: before };
   const known = new Set([...before.workers, ...before.oldWorkers].map((worker) => worker.pid));
   try {
@@ -96,9 +105,16 @@ export async function reloadHAProxy(
       }
       const fresh = list.workers.find((worker) => !known.has(worker.pid));
       if (fresh !== undefined) {
+        const listed = performance.now();
         const problem = await verifyBackends(master, fresh.pid, options.expectedBackends);
         if (problem !== undefined) return { ok: false, failure: 'rejected', message: problem };
-        return { ok: true, workerPid: fresh.pid, durationMs: performance.now() - started };
+        const verified = performance.now();
+        return {
+          ok: true,
+          workerPid: fresh.pid,
+          reloadMs: listed - started,
+          verifyMs: verified - listed,
+        };
       }
     }
     await sleep(pollIntervalMs);

@@ -39,7 +39,7 @@ export interface TlsMaterialWatcherOptions {
   readonly logger: Logger;
   /** Fallback polling interval. @default 10 seconds */
   readonly pollIntervalMs?: number;
-  /** How long events are gathered before one read. @default 20 ms */
+  /** How long events are gathered before one read. @default 5 ms */
   readonly debounceMs?: number;
 }
 
@@ -69,7 +69,7 @@ export class TlsMaterialWatcher implements TlsMaterialSource {
   private constructor(options: TlsMaterialWatcherOptions, snapshot: TlsMaterialSnapshot) {
     this.#dir = options.dir;
     this.#logger = options.logger;
-    this.#debounceMs = options.debounceMs ?? 20;
+    this.#debounceMs = options.debounceMs ?? 5;
     this.#snapshot = snapshot;
     this.#poll = setInterval(() => {
       this.#ensureWatch();
