@@ -83,6 +83,7 @@ export async function startAgent(options: AgentOptions, logger: Logger): Promise
       mode: 'mtls',
       snapshot: mounted.current(),
       clientName: transport.clientName,
+      counters: mounted.counters(),
     });
   } else {
     authenticate = basicAuthenticator(transport);

@@ -106,4 +106,8 @@ export type TlsStateBody =
         readonly fingerprint: string;
       } | null;
       readonly clientName: string;
+      /** Reads of the directory, failed reads, and changes taken, since the agent started. */
+      readonly reads: number;
+      readonly readErrors: number;
+      readonly changes: number;
     };

@@ -1,6 +1,6 @@
 /** The agent's state as `GET /v1/state` and `haptic agent state` report it. */
 import { certificateFingerprint, x509 } from '../pki/index.ts';
-import type { TlsMaterialSnapshot } from '../tls/material-watcher.ts';
+import type { TlsMaterialCounters, TlsMaterialSnapshot } from '../tls/material-watcher.ts';
 import { materialStatusAt } from '../tls/tls-material.ts';
 import type { AgentStateBody, TlsStateBody } from './api-types.ts';
 import { configFileName } from './api-types.ts';
@@ -17,6 +17,7 @@ export interface StateSources {
         readonly mode: 'mtls';
         readonly snapshot: TlsMaterialSnapshot;
         readonly clientName: string;
+        readonly counters: TlsMaterialCounters;
       };
   readonly now: Date;
 }
@@ -52,6 +53,7 @@ function tlsState(sources: StateSources): TlsStateBody {
             fingerprint: certificateFingerprint(leaf),
           },
     clientName: tls.clientName,
+    ...tls.counters,
   };
 }
 
