@@ -45,7 +45,6 @@ function repeatable(value: string, previous: readonly string[] | undefined): str
 }
 
 async function serve(flags: WebhookFlags): Promise<void> {
-  const validation = await import('../validation/index.ts');
   const { parseValues } = await import('../validation/parse-values.ts');
   const webhook = await import('../webhook/index.ts');
   const { pino } = await import('pino');
@@ -59,26 +58,24 @@ async function serve(flags: WebhookFlags): Promise<void> {
     layers.push({ ...parsed.values });
   }
   const chart = webhook.loadEmbeddedChart();
-  const values = validation.readReleaseValues(
-    validation.coalesceValues(validation.mergeValueLayers(layers), chart.defaults),
-  );
-  const plan = validation.planRelease(flags.release, flags.namespace, values);
-  const named = (role: 'issuer' | 'server' | 'client'): string | undefined =>
-    plan.secrets.find((secret) => secret.role === role)?.name;
-  const provider =
-    flags.provider ?? (plan.agentProvider === 'legacy' ? undefined : plan.agentProvider);
-  const issuerSecret = flags.issuerSecret ?? named('issuer');
+  const derived = webhook.releaseIdentities(flags.release, flags.namespace, chart, layers);
+  if (derived === undefined && flags.provider !== undefined) {
+    throw new HapticError(
+      errorCodes.USAGE_INVALID,
+      '--provider is set, but the values select legacy Basic authentication (haproxy.agent.tls.enabled: false); pass the values of a release with agent TLS.',
+    );
+  }
   const identities =
-    provider === undefined
+    derived === undefined
       ? undefined
       : {
-          namespace: flags.namespace,
-          provider,
-          ...(issuerSecret === undefined ? {} : { issuerSecret }),
-          serverSecret: flags.serverSecret ?? named('server') ?? '',
-          clientSecret: flags.clientSecret ?? named('client') ?? '',
-          serverName: flags.serverName ?? plan.peerNames.server,
-          clientName: flags.clientName ?? plan.peerNames.client,
+          ...derived,
+          ...(flags.provider === undefined ? {} : { provider: flags.provider }),
+          ...(flags.issuerSecret === undefined ? {} : { issuerSecret: flags.issuerSecret }),
+          ...(flags.serverSecret === undefined ? {} : { serverSecret: flags.serverSecret }),
+          ...(flags.clientSecret === undefined ? {} : { clientSecret: flags.clientSecret }),
+          ...(flags.serverName === undefined ? {} : { serverName: flags.serverName }),
+          ...(flags.clientName === undefined ? {} : { clientName: flags.clientName }),
         };
   const live =
     flags.offline === true
