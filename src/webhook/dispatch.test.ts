@@ -130,4 +130,33 @@ describe('dispatch', () => {
         'Cannot validate Secret ns/mine: The new object is invalid: The object is not a Secret.',
     });
   });
+
+  it('routes other kinds to their validators and names the kind in events', async () => {
+    const events: ReviewEvent[] = [];
+    const denied: ValidationReport = {
+      allowed: false,
+      findings: [{ code: 'IngressInvalid', severity: 'error', path: 'spec', message: 'No.' }],
+    };
+    const ingress = {
+      validateCreate: () => Promise.resolve(denied),
+      validateUpdate: () => Promise.resolve(denied),
+      validateDelete: () => Promise.resolve(ok),
+    };
+    const kinds = (kind: { group: string; kind: string }) =>
+      kind.group === 'networking.k8s.io' && kind.kind === 'Ingress' ? ingress : undefined;
+    const request = admission('CREATE', {
+      kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+      object: { kind: 'Ingress' },
+    });
+    const answer = await reviewAdmission(request, { ...options(recorder, events), kinds });
+    expect(answer).toMatchObject({ allowed: false, status: { code: 403, message: 'No.' } });
+    expect(events[0]).toMatchObject({ kind: 'Ingress', allowed: false, code: 403 });
+    const other = admission('CREATE', {
+      kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+    });
+    expect(await reviewAdmission(other, { ...options(recorder), kinds })).toEqual({
+      uid: 'u-7',
+      allowed: true,
+    });
+  });
 });
