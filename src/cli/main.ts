@@ -6,6 +6,7 @@ import { registerAgentCommand } from './agent-command.ts';
 import { registerCertificatesCommand } from './certificates-command.ts';
 import { registerCrdsCommand } from './crds-command.ts';
 import { registerPreflightCommand } from './preflight-command.ts';
+import { registerRunCommand } from './run-command.ts';
 import { registerWebhookCommand } from './webhook-command.ts';
 
 const program = new Command('haptic')
@@ -27,6 +28,7 @@ registerAgentCommand(program);
 registerCertificatesCommand(program);
 registerCrdsCommand(program);
 registerPreflightCommand(program);
+registerRunCommand(program);
 registerWebhookCommand(program);
 
 try {

@@ -89,12 +89,20 @@ export function podDiscovery(options: PodDiscoveryOptions): AgentDiscovery {
     options.labelSelector,
   );
   for (const verb of ['add', 'update', 'delete'] as const) informer.on(verb, options.onChange);
+  let stopped = false;
   informer.on('error', (error: unknown) => {
-    options.logger.warn({ err: String(error) }, 'watching agent Pods failed; the informer relists');
+    if (stopped) return;
+    options.logger.warn({ err: String(error) }, 'watching agent Pods failed; relisting in 2 s');
+    setTimeout(() => {
+      if (!stopped) informer.start().catch(() => undefined);
+    }, 2_000).unref();
   });
   return {
     endpoints: () => endpointsFromPods(informer.list(options.namespace), options.agentPort),
     start: () => informer.start(),
-    stop: () => informer.stop(),
+    stop: () => {
+      stopped = true;
+      return informer.stop();
+    },
   };
 }

@@ -35,10 +35,14 @@ export async function checkBundle(
       await mkdir(dirname(target), { recursive: true, mode: 0o700 });
       await writeFile(target, file.content, { mode: 0o600 });
     }
-    return await checkHAProxyConfig(join(dir, 'haproxy.cfg'), {
+    const outcome = await checkHAProxyConfig(join(dir, 'haproxy.cfg'), {
       ...(options.binary === undefined ? {} : { binary: options.binary }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     });
+    // Messages name files as the agents do (haproxy.cfg:47), not by the sandbox's path.
+    return outcome.ok
+      ? outcome
+      : { ...outcome, message: outcome.message.replaceAll(`${dir}/`, '') };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -21,6 +21,8 @@ export interface EndpointSliceView {
   readonly name: string;
   /** kubernetes.io/service-name label. */
   readonly serviceName: string;
+  /** IPv4, IPv6 or FQDN. */
+  readonly addressType: string;
   readonly ports: readonly { readonly name: string; readonly port: number }[];
   readonly endpoints: readonly { readonly addresses: readonly string[]; readonly ready: boolean }[];
 }

@@ -59,6 +59,7 @@ export class ClusterWatch {
   readonly #secrets: ListWatch<V1Secret>;
   readonly #configs: ListWatch<KubernetesObject>;
   #synced = false;
+  #stopping = false;
 
   constructor(options: ClusterWatchOptions) {
     this.#options = options;
@@ -124,7 +125,14 @@ export class ClusterWatch {
     informer.on('update', changed);
     informer.on('delete', changed);
     informer.on('error', (error: unknown) => {
-      this.#options.logger.warn({ kind, err: String(error) }, 'watch failed; the informer relists');
+      if (this.#stopping) return;
+      this.#options.logger.warn({ kind, err: String(error) }, 'watch failed; relisting in 2 s');
+      // The informer does not restart itself after an error.
+      setTimeout(() => {
+        if (!this.#stopping) {
+          informer.start().catch(() => undefined);
+        }
+      }, 2_000).unref();
     });
     return informer;
   }
@@ -150,6 +158,7 @@ export class ClusterWatch {
 
   async stop(): Promise<void> {
     this.#synced = false;
+    this.#stopping = true;
     await Promise.all(
       [
         this.#ingresses,
@@ -205,6 +214,7 @@ export class ClusterWatch {
         namespace,
         name: slice.metadata?.name ?? '',
         serviceName,
+        addressType: slice.addressType,
         ports: (slice.ports ?? []).flatMap((p) =>
           p.port === undefined ? [] : [{ name: p.name ?? '', port: p.port }],
         ),

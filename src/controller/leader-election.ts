@@ -41,6 +41,14 @@ export interface LeaderElectionOptions {
   readonly logger: Logger;
 }
 
+/** Milliseconds of a MicroTime as the client returns it (a Date, or the wire's string). */
+function millis(value: unknown): number | undefined {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value !== 'string') return undefined;
+  const parsed = Date.parse(value);
+  return Number.isNaN(parsed) ? undefined : parsed;
+}
+
 export class LeaderElection {
   readonly #options: LeaderElectionOptions;
   readonly #api: CoordinationV1Api;
@@ -133,14 +141,14 @@ export class LeaderElection {
       return true;
     }
     const spec = lease.spec ?? {};
-    const record = `${spec.holderIdentity ?? ''} ${String(spec.renewTime?.getTime())} ${spec.leaseTransitions ?? 0}`;
+    const record = `${spec.holderIdentity ?? ''} ${String(millis(spec.renewTime))} ${spec.leaseTransitions ?? 0}`;
     if (this.#observed?.record !== record) this.#observed = { record, at: now };
     const holder = spec.holderIdentity ?? '';
     const expired =
       now - this.#observed.at > (spec.leaseDurationSeconds ?? durationMs / 1000) * 1000;
     if (holder !== identity && holder !== '' && !expired) return false;
     const transitions = (spec.leaseTransitions ?? 0) + (holder === identity ? 0 : 1);
-    const acquired = holder === identity ? (spec.acquireTime?.getTime() ?? now) : now;
+    const acquired = holder === identity ? (millis(spec.acquireTime) ?? now) : now;
     try {
       const updated = await this.#api.replaceNamespacedLease({
         name,
@@ -152,7 +160,7 @@ export class LeaderElection {
       });
       const next = updated.spec;
       this.#observed = {
-        record: `${next?.holderIdentity ?? ''} ${String(next?.renewTime?.getTime())} ${next?.leaseTransitions ?? 0}`,
+        record: `${next?.holderIdentity ?? ''} ${String(millis(next?.renewTime))} ${next?.leaseTransitions ?? 0}`,
         at: now,
       };
       return true;

@@ -130,7 +130,7 @@ function buildBackend(snapshot: ClusterSnapshot, namespace: string, ref: Service
       for (const endpoint of slice.endpoints) {
         if (!endpoint.ready) continue;
         for (const address of endpoint.addresses) {
-          if (isIP(address) === 0) continue;
+          if (!acceptedAddress(slice.addressType, address)) continue;
           const key = `${address}:${port}`;
           const endpoint = isIP(address) === 6 ? `[${address}]:${port}` : key;
           servers.set(key, { name: '', address, port, endpoint });
@@ -146,6 +146,21 @@ function buildBackend(snapshot: ClusterSnapshot, namespace: string, ref: Service
     servicePort: 'number' in ref.port ? String(ref.port.number) : ref.port.name,
     servers: sorted.map(([, server], i) => ({ ...server, name: `s${i + 1}` })),
   };
+}
+
+const dnsName =
+  /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * Addresses a server line may carry: IP addresses of their family, and DNS names in FQDN
+ * slices, handed to HAProxy as written (it resolves them; a dotted IPv4 literal, which the
+ * API accepts as a name, resolves to itself; the default template lets unresolvable names
+ * start disabled).
+ */
+function acceptedAddress(addressType: string, address: string): boolean {
+  if (addressType === 'IPv4') return isIP(address) === 4;
+  if (addressType === 'IPv6') return isIP(address) === 6;
+  return addressType === 'FQDN' && dnsName.test(address);
 }
 
 function trimSlash(path: string): string {

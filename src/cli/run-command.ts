@@ -1,0 +1,262 @@
+/**
+ * `haptic run`: the controller (commander wiring only). Flags match the chart's
+ * haptic-controller Deployment; `--agent-endpoints` and the listen addresses serve local runs
+ * where nothing runs Pods and several processes share one host.
+ */
+import { hostname } from 'node:os';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { ListenAddress } from '../agent/agent-options.ts';
+import { parseListenAddress } from '../agent/agent-options.ts';
+import type { AgentEndpoint } from '../controller/agent-client.ts';
+import { parseAgentEndpoints } from '../controller/agent-discovery.ts';
+
+interface RunFlags {
+  readonly namespace: string;
+  readonly release: string;
+  readonly ingressClass: string;
+  readonly templateConfig: string;
+  readonly agentSelector?: string;
+  readonly agentPort: number;
+  readonly agentEndpoints?: readonly AgentEndpoint[];
+  readonly tlsDir: string;
+  readonly legacyBasicAuth?: boolean;
+  readonly webhookCertDir?: string;
+  readonly webhookListen: ListenAddress;
+  readonly healthListen: ListenAddress;
+  readonly metricsListen: ListenAddress;
+  readonly defaultSslCertificate?: string;
+  readonly leaderElectionLease: string;
+  readonly leaderElectionId: string;
+  readonly leaseDuration: number;
+  readonly agentSyncInterval: number;
+  readonly tlsPollInterval: number;
+  readonly kubeconfig?: string;
+  readonly haproxyBinary: string;
+  readonly logLevel: string;
+}
+
+function listen(value: string): ListenAddress {
+  const parsed = parseListenAddress(value);
+  if (typeof parsed === 'string') throw new InvalidArgumentError(parsed);
+  return parsed;
+}
+
+function seconds(value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) {
+    throw new InvalidArgumentError('must be a positive number of seconds.');
+  }
+  return Number(value) * 1000;
+}
+
+function port(value: string): number {
+  const number = Number(value);
+  if (!/^\d{1,5}$/.test(value) || number < 1 || number > 65535) {
+    throw new InvalidArgumentError('must be a port from 1 to 65535.');
+  }
+  return number;
+}
+
+function endpoints(value: string): readonly AgentEndpoint[] {
+  const parsed = parseAgentEndpoints(value);
+  if (typeof parsed === 'string') throw new InvalidArgumentError(parsed);
+  return parsed;
+}
+
+function objectName(value: string): string {
+  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(value)) {
+    throw new InvalidArgumentError('must be a Kubernetes object name.');
+  }
+  return value;
+}
+
+function namespacedName(value: string): string {
+  const [namespace = '', name = '', extra] = value.split('/');
+  if (extra !== undefined || namespace === '' || name === '') {
+    throw new InvalidArgumentError('must be namespace/name.');
+  }
+  objectName(namespace);
+  objectName(name);
+  return value;
+}
+
+function usage(command: Command, problem: string): never {
+  command.error(`error: ${problem}`, { exitCode: 2, code: 'haptic.usage' });
+}
+
+async function run(flags: RunFlags, command: Command): Promise<number> {
+  let transport;
+  if (flags.legacyBasicAuth === true) {
+    const username = process.env.DATAPLANE_USERNAME ?? '';
+    const password = process.env.DATAPLANE_PASSWORD ?? '';
+    if (username === '' || password === '') {
+      usage(
+        command,
+        '--legacy-basic-auth needs DATAPLANE_USERNAME and DATAPLANE_PASSWORD in the environment',
+      );
+    }
+    transport = { mode: 'legacy-basic-auth', username, password } as const;
+  } else {
+    const serverName = process.env.AGENT_TLS_SERVER_NAME ?? '';
+    if (serverName === '') {
+      usage(
+        command,
+        "AGENT_TLS_SERVER_NAME must name the DNS SAN of the agents' certificates (the chart sets it)",
+      );
+    }
+    transport = { mode: 'mtls', tlsDir: flags.tlsDir, serverName } as const;
+  }
+  if (flags.agentEndpoints === undefined && flags.agentSelector === undefined) {
+    usage(
+      command,
+      'name the agents: --agent-selector (their Pods) or --agent-endpoints (local runs)',
+    );
+  }
+  const { runController } = await import('../controller/controller-process.ts');
+  return runController(
+    {
+      namespace: flags.namespace,
+      release: flags.release,
+      ingressClass: flags.ingressClass,
+      templateConfig: flags.templateConfig,
+      agents:
+        flags.agentEndpoints !== undefined
+          ? { mode: 'static', endpoints: flags.agentEndpoints }
+          : { mode: 'pods', selector: flags.agentSelector ?? '', port: flags.agentPort },
+      transport,
+      ...(flags.defaultSslCertificate === undefined
+        ? {}
+        : { defaultCertificate: flags.defaultSslCertificate }),
+      leaseName: flags.leaderElectionLease,
+      identity: flags.leaderElectionId,
+      ...(flags.webhookCertDir === undefined
+        ? {}
+        : { webhook: { certDir: flags.webhookCertDir, listen: flags.webhookListen } }),
+      health: flags.healthListen,
+      metrics: flags.metricsListen,
+      syncIntervalMs: flags.agentSyncInterval,
+      leaseDurationMs: flags.leaseDuration,
+      tlsPollIntervalMs: flags.tlsPollInterval,
+      haproxyBinary: flags.haproxyBinary,
+    },
+    {
+      logLevel: flags.logLevel,
+      ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
+    },
+  );
+}
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description(
+      'the controller: watch Ingresses and the HAProxyTemplateConfig, render, lint and check HAProxy configuration, deliver it to every agent over mTLS (leader only); serve the webhook, health and metrics',
+    )
+    .option(
+      '-n, --namespace <namespace>',
+      'namespace of the release (Lease, HAProxyTemplateConfig, agent Pods); default POD_NAMESPACE or haptic',
+      process.env.POD_NAMESPACE ?? 'haptic',
+    )
+    .option('--release <name>', "Helm release, for the webhook's Secret rules", 'haptic')
+    .option(
+      '--ingress-class <name>',
+      'IngressClass whose Ingresses are served',
+      objectName,
+      'haptic',
+    )
+    .option(
+      '--template-config <name>',
+      'HAProxyTemplateConfig in --namespace to render',
+      objectName,
+      'haptic',
+    )
+    .option(
+      '--agent-selector <selector>',
+      'label selector of the haptic-haproxy Pods (agents at Pod IP and --agent-port)',
+    )
+    .addOption(
+      new Option('--agent-port <port>', 'agent management port').argParser(port).default(5555),
+    )
+    .option(
+      '--agent-endpoints <list>',
+      'fixed agents instead of Pod discovery: [name=]host:port,... (local runs)',
+      endpoints,
+    )
+    .option(
+      '--tls-dir <dir>',
+      'mounted controller identity: tls.crt, tls.key, ca.crt, previous-ca.*',
+      '/etc/haptic/agent-tls',
+    )
+    .option(
+      '--legacy-basic-auth',
+      'plain HTTP with Basic authentication (DATAPLANE_USERNAME/PASSWORD) instead of mTLS',
+    )
+    .option(
+      '--webhook-cert-dir <dir>',
+      'serving certificate of the admission webhook; without it no webhook is served',
+    )
+    .addOption(
+      new Option('--webhook-listen <address>', 'admission webhook address')
+        .argParser(listen)
+        .default(listen(':9443'), ':9443'),
+    )
+    .addOption(
+      new Option('--health-listen <address>', '/healthz and /readyz address')
+        .argParser(listen)
+        .default(listen(':8080'), ':8080'),
+    )
+    .addOption(
+      new Option('--metrics-listen <address>', 'Prometheus /metrics address')
+        .argParser(listen)
+        .default(listen(':9090'), ':9090'),
+    )
+    .option(
+      '--default-ssl-certificate <namespace/name>',
+      'TLS Secret of the default frontend certificate',
+      namespacedName,
+    )
+    .option(
+      '--leader-election-lease <name>',
+      'Lease in --namespace that elects the delivering replica',
+      objectName,
+      'haptic-controller',
+    )
+    .option(
+      '--leader-election-id <id>',
+      "this replica's identity in the Lease; default POD_NAME or the host name",
+      process.env.POD_NAME ?? hostname(),
+    )
+    .addOption(
+      new Option(
+        '--lease-duration <seconds>',
+        'Lease duration; a stopped leader is replaced within it plus 2 s',
+      )
+        .argParser(seconds)
+        .default(15_000, '15'),
+    )
+    .addOption(
+      new Option(
+        '--agent-sync-interval <seconds>',
+        "how often every agent's files are compared with the desired ones",
+      )
+        .argParser(seconds)
+        .default(10_000, '10'),
+    )
+    .addOption(
+      new Option('--tls-poll-interval <seconds>', 'fallback polling of --tls-dir')
+        .argParser(seconds)
+        .default(10_000, '10'),
+    )
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig file (default: KUBECONFIG, ~/.kube/config, or in-cluster)',
+    )
+    .option('--haproxy-binary <path>', 'haproxy for the sandboxed haproxy -c', 'haproxy')
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal'])
+        .default('info'),
+    )
+    .action(async (flags: RunFlags, command: Command) => {
+      process.exitCode = await run(flags, command);
+    });
+}

@@ -1,0 +1,62 @@
+/**
+ * `haptic run` as a process: pino JSON logs on stdout, the controller until SIGTERM or SIGINT,
+ * then a graceful stop (the leader releases its Lease). Exit code 0 after a requested stop,
+ * 1 when it cannot start.
+ */
+import { pino } from 'pino';
+import { describeError } from '../errors.ts';
+import { loadKubeConfig } from '../kube/kube-config.ts';
+import { readPackageVersion } from '../version.ts';
+import { type ControllerOptions, startController } from './controller.ts';
+
+export async function runController(
+  options: Omit<ControllerOptions, 'kubeConfig' | 'userAgent'>,
+  process_: { readonly logLevel: string; readonly kubeconfig?: string },
+): Promise<number> {
+  const logger = pino({
+    level: process_.logLevel,
+    base: { component: 'controller', identity: options.identity },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  });
+  const version = readPackageVersion();
+  logger.info(
+    { version, namespace: options.namespace, ingressClass: options.ingressClass },
+    'controller starting',
+  );
+  let controller;
+  try {
+    controller = await startController(
+      {
+        ...options,
+        kubeConfig: loadKubeConfig(process_.kubeconfig),
+        userAgent: `haptic/${version} (run)`,
+      },
+      logger,
+    );
+  } catch (error) {
+    logger.fatal({ err: describeError(error) }, 'controller cannot start');
+    process.stderr.write(`haptic run: ${describeError(error)}\n`);
+    return 1;
+  }
+  logger.info(
+    {
+      health: controller.healthPort,
+      metrics: controller.metricsPort,
+      webhook: controller.webhookPort,
+    },
+    'controller running',
+  );
+  const running = controller;
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      logger.info({ signal }, 'controller stopping');
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      void running.close().finally(resolve);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  return 0;
+}

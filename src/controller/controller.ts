@@ -1,0 +1,222 @@
+/**
+ * `haptic run` assembled: informers → reconciler (render, lint, check) → delivery to every
+ * agent on the leader; leader election on a Lease; the admission webhook (the release's
+ * Secrets plus Ingresses and HAProxyTemplateConfigs) on every replica; health and metrics.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { ListenAddress } from '../agent/agent-options.ts';
+import { RequestCounter } from '../kube/request-counter.ts';
+import { TlsMaterialWatcher } from '../tls/material-watcher.ts';
+import { AgentClient, type AgentEndpoint } from './agent-client.ts';
+import { AgentDelivery } from './agent-delivery.ts';
+import { type AgentDiscovery, podDiscovery, staticDiscovery } from './agent-discovery.ts';
+import { ClusterWatch } from './cluster-watch.ts';
+import { ConfigPipeline } from './config-pipeline.ts';
+import { ControllerMetrics } from './controller-metrics.ts';
+import { startControllerWebhook } from './controller-webhook.ts';
+import { LeaderElection } from './leader-election.ts';
+import { startOpsServers } from './ops-server.ts';
+import { Reconciler } from './reconciler.ts';
+import { StatusReporter } from './status-reporter.ts';
+
+export interface ControllerOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly userAgent: string;
+  /** Namespace of the release: Lease, HAProxyTemplateConfig, agent Pods. */
+  readonly namespace: string;
+  readonly release: string;
+  readonly ingressClass: string;
+  readonly templateConfig: string;
+  readonly agents:
+    | { readonly mode: 'pods'; readonly selector: string; readonly port: number }
+    | { readonly mode: 'static'; readonly endpoints: readonly AgentEndpoint[] };
+  readonly transport:
+    | { readonly mode: 'mtls'; readonly tlsDir: string; readonly serverName: string }
+    | { readonly mode: 'legacy-basic-auth'; readonly username: string; readonly password: string };
+  /** `namespace/name` of the default certificate. */
+  readonly defaultCertificate?: string;
+  readonly leaseName: string;
+  readonly identity: string;
+  readonly webhook?: { readonly certDir: string; readonly listen: ListenAddress };
+  readonly health: ListenAddress;
+  readonly metrics: ListenAddress;
+  /** How often every agent's state is compared with the desired configuration. @default 10 s */
+  readonly syncIntervalMs?: number;
+  readonly leaseDurationMs?: number;
+  readonly tlsPollIntervalMs?: number;
+  readonly haproxyBinary?: string;
+}
+
+export interface RunningController {
+  readonly metrics: ControllerMetrics;
+  readonly healthPort: number;
+  readonly metricsPort: number;
+  readonly webhookPort: number | undefined;
+  close(): Promise<void>;
+}
+
+export async function startController(
+  options: ControllerOptions,
+  logger: Logger,
+): Promise<RunningController> {
+  const counter = new RequestCounter();
+  const kube = { kubeConfig: options.kubeConfig, counter, userAgent: options.userAgent };
+  const metrics = new ControllerMetrics();
+  const closers: (() => Promise<void> | void)[] = [];
+  const close = async (): Promise<void> => {
+    for (const closer of closers.reverse()) await closer();
+  };
+  try {
+    // The informers' and discovery's callbacks reach these once they exist.
+    const late: { reconciler?: Reconciler; delivery?: AgentDelivery } = {};
+    const watch = new ClusterWatch({
+      ...kube,
+      namespace: options.namespace,
+      templateConfigName: options.templateConfig,
+      ingressClass: options.ingressClass,
+      onChange: () => {
+        late.reconciler?.trigger();
+      },
+      logger,
+    });
+    const discovery: AgentDiscovery =
+      options.agents.mode === 'static'
+        ? staticDiscovery(options.agents.endpoints)
+        : podDiscovery({
+            ...kube,
+            namespace: options.namespace,
+            labelSelector: options.agents.selector,
+            agentPort: options.agents.port,
+            onChange: () => {
+              void late.delivery?.sync();
+            },
+            logger,
+          });
+    const ops = await startOpsServers({
+      health: options.health,
+      metrics: options.metrics,
+      registry: metrics.registry,
+      notReady: () => (watch.synced ? undefined : 'the informers have not synced yet'),
+    });
+    closers.push(() => ops.close());
+
+    let material: TlsMaterialWatcher | undefined;
+    if (options.transport.mode === 'mtls') {
+      material = await TlsMaterialWatcher.start({
+        dir: options.transport.tlsDir,
+        logger,
+        ...(options.tlsPollIntervalMs === undefined
+          ? {}
+          : { pollIntervalMs: options.tlsPollIntervalMs }),
+      });
+      const watcher = material;
+      closers.push(() => {
+        watcher.close();
+      });
+    }
+    const client = new AgentClient(
+      options.transport.mode === 'mtls' && material !== undefined
+        ? { mode: 'mtls', material, serverName: options.transport.serverName }
+        : options.transport.mode === 'legacy-basic-auth'
+          ? options.transport
+          : { mode: 'legacy-basic-auth', username: '', password: '' },
+    );
+    closers.push(() => {
+      client.close();
+    });
+    const pipelineOptions = {
+      ingressClass: options.ingressClass,
+      ...(options.defaultCertificate === undefined
+        ? {}
+        : { defaultCertificate: options.defaultCertificate }),
+      ...(options.haproxyBinary === undefined ? {} : { check: { binary: options.haproxyBinary } }),
+    };
+    const pipeline = new ConfigPipeline({ ...pipelineOptions, metrics });
+    const delivery = new AgentDelivery({ client, discovery, metrics, logger });
+    late.delivery = delivery;
+    const reporter = new StatusReporter({ ...kube, instance: options.identity, logger });
+    const election = new LeaderElection({
+      ...kube,
+      namespace: options.namespace,
+      leaseName: options.leaseName,
+      identity: options.identity,
+      ...(options.leaseDurationMs === undefined
+        ? {}
+        : {
+            leaseDurationMs: options.leaseDurationMs,
+            renewDeadlineMs: Math.round((options.leaseDurationMs * 2) / 3),
+          }),
+      onStartedLeading: () => {
+        metrics.leader.set(1);
+        void delivery.sync().then(() => {
+          late.reconciler?.trigger();
+        });
+      },
+      onStoppedLeading: () => {
+        metrics.leader.set(0);
+        delivery.forget();
+      },
+      logger,
+    });
+    const reconciler = new Reconciler({
+      watch,
+      pipeline,
+      delivery,
+      reporter,
+      metrics,
+      logger,
+      isLeader: () => election.leading,
+    });
+    late.reconciler = reconciler;
+    closers.push(() => {
+      reconciler.stop();
+    });
+
+    await watch.start();
+    closers.push(() => watch.stop());
+    await discovery.start();
+    closers.push(() => discovery.stop());
+    logger.info('informers synced');
+
+    let webhookPort: number | undefined;
+    if (options.webhook !== undefined) {
+      const webhook = await startControllerWebhook({
+        ...options.webhook,
+        release: options.release,
+        namespace: options.namespace,
+        kubeConfig: options.kubeConfig,
+        userAgent: options.userAgent,
+        watch,
+        pipeline: new ConfigPipeline(pipelineOptions),
+        ingressClass: options.ingressClass,
+        templateConfig: options.templateConfig,
+        metrics,
+        logger,
+      });
+      webhookPort = webhook.port;
+      closers.push(() => webhook.close());
+    }
+
+    election.start();
+    closers.push(() => election.stop());
+    await reconciler.run();
+    const interval = setInterval(() => {
+      if (election.leading) void delivery.sync();
+    }, options.syncIntervalMs ?? 10_000);
+    closers.push(() => {
+      clearInterval(interval);
+    });
+
+    return {
+      metrics,
+      healthPort: ops.healthPort,
+      metricsPort: ops.metricsPort,
+      webhookPort,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

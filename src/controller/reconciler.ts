@@ -1,0 +1,231 @@
+/**
+ * The reconcile loop: changes are debounced, then the current snapshot goes through the
+ * pipeline (render → lint → haproxy -c). A good result becomes the desired configuration
+ * and, on the leader, is delivered to every agent; a failure keeps the last good one
+ * everywhere and is reported (status condition and Event with HAProxy's message).
+ * Excluded Ingresses get an Event each; metrics count everything.
+ */
+import type { Logger } from 'pino';
+import { describeError } from '../errors.ts';
+import { type AgentDelivery, desiredConfig } from './agent-delivery.ts';
+import type { AgentApplyResult } from './agent-fanout.ts';
+import type { ClusterWatch } from './cluster-watch.ts';
+import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
+import type { ControllerMetrics } from './controller-metrics.ts';
+import { type StatusReporter, templateConfigRef } from './status-reporter.ts';
+
+export interface ReconcilerOptions {
+  readonly watch: ClusterWatch;
+  readonly pipeline: ConfigPipeline;
+  readonly delivery: AgentDelivery;
+  readonly reporter: StatusReporter;
+  readonly metrics: ControllerMetrics;
+  readonly logger: Logger;
+  readonly isLeader: () => boolean;
+  /** Quiet time before a reconcile. @default 100 ms */
+  readonly debounceMs?: number;
+  /** Longest delay of a reconcile under a stream of changes. @default 1 s */
+  readonly maxDelayMs?: number;
+}
+
+const reasons = {
+  config: 'TemplateConfigInvalid',
+  template: 'RenderFailed',
+  lint: 'LintFailed',
+  check: 'CheckFailed',
+} as const;
+
+export class Reconciler {
+  readonly #options: ReconcilerOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #firstPending = 0;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #stopped = false;
+  #lastOutcome: PipelineOutcome | undefined;
+  /** Ingresses with an Event about their exclusion, to report each problem once. */
+  #reported = new Set<string>();
+
+  constructor(options: ReconcilerOptions) {
+    this.#options = options;
+  }
+
+  /** The last pipeline outcome (for readiness and tests). */
+  get lastOutcome(): PipelineOutcome | undefined {
+    return this.#lastOutcome;
+  }
+
+  /** Schedules a reconcile after the debounce. */
+  trigger(): void {
+    if (this.#stopped) return;
+    const now = Date.now();
+    if (this.#timer === undefined) this.#firstPending = now;
+    clearTimeout(this.#timer);
+    const debounce = this.#options.debounceMs ?? 100;
+    const wait = Math.max(
+      0,
+      Math.min(debounce, this.#firstPending + (this.#options.maxDelayMs ?? 1_000) - now),
+    );
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.run();
+    }, wait);
+  }
+
+  /** Reconciles now (after the one under way, if any). */
+  async run(): Promise<void> {
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      do {
+        this.#again = false;
+        try {
+          await this.#reconcile();
+        } catch (error) {
+          this.#options.logger.error({ err: describeError(error) }, 'reconcile failed');
+        }
+      } while (this.#runAgain());
+    })().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  /** Whether changes arrived during the last reconcile (set asynchronously by run()). */
+  #runAgain(): boolean {
+    return this.#again && !this.#stopped;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  async #reconcile(): Promise<void> {
+    const { watch, pipeline, delivery, reporter, metrics, logger } = this.#options;
+    const config = watch.templateConfig();
+    if (config === undefined) {
+      metrics.reconciles.inc({ result: 'no_config' });
+      logger.warn('the HAProxyTemplateConfig does not exist; nothing to render');
+      return;
+    }
+    const outcome = await pipeline.run(config, watch.snapshot(), new Date());
+    this.#lastOutcome = outcome;
+    const leader = this.#options.isLeader();
+    const ref = templateConfigRef(config);
+    const generation = config.metadata?.generation ?? 0;
+    if (outcome.model !== undefined) {
+      metrics.ingresses.set({ state: 'served' }, outcome.model.model.ingresses.length);
+      metrics.ingresses.set({ state: 'excluded' }, outcome.model.excluded.length);
+      if (leader) await this.#reportIngresses(outcome);
+    }
+    if (!outcome.ok) {
+      metrics.reconciles.inc({ result: `${outcome.stage}_failed` });
+      logger.error({ stage: outcome.stage, field: outcome.field }, outcome.message);
+      if (leader) {
+        const reason = reasons[outcome.stage];
+        await reporter.setCondition(config, {
+          ready: false,
+          reason,
+          message: `${outcome.message} The agents keep the last good configuration.`,
+          observedGeneration: generation,
+        });
+        await reporter.event(ref, 'Warning', reason, outcome.message);
+      }
+      return;
+    }
+    const unchanged = delivery.desired?.digest === outcome.digest;
+    if (!unchanged) {
+      delivery.setDesired(desiredConfig(outcome.files, outcome.digest));
+      logger.info(
+        {
+          digest: outcome.digest,
+          renderMs: Math.round(outcome.renderMs),
+          checkMs: Math.round(outcome.checkMs),
+          ingresses: outcome.model.model.ingresses.length,
+          excluded: outcome.model.excluded.length,
+        },
+        'rendered a new configuration',
+      );
+    }
+    if (!leader) {
+      metrics.reconciles.inc({ result: 'not_leader' });
+      return;
+    }
+    const results = await delivery.deliver();
+    metrics.reconciles.inc({
+      result: results.length === 0 && unchanged ? 'unchanged' : 'delivered',
+    });
+    await this.#reportDelivery(config, outcome.digest, results);
+  }
+
+  /** Reports the agents' answers: Ready when every agent runs the configuration. */
+  async #reportDelivery(
+    config: Parameters<StatusReporter['setCondition']>[0],
+    digest: string,
+    results: readonly AgentApplyResult[],
+  ): Promise<void> {
+    const { reporter, delivery } = this.#options;
+    const failed = results.filter((result) => !result.ok);
+    const generation = config.metadata?.generation ?? 0;
+    if (failed.length === 0) {
+      if (results.length > 0 || delivery.desired?.digest === digest) {
+        await reporter.setCondition(config, {
+          ready: true,
+          reason: 'Delivered',
+          message: `The configuration ${digest.slice(0, 19)} passed haproxy -c and runs on the agents.`,
+          observedGeneration: generation,
+        });
+      }
+      return;
+    }
+    const messages = failed.map((result) => result.error.haproxyMessage ?? result.error.message);
+    const message = `${failed.length} of ${results.length} agents did not take the configuration: ${messages.join(' | ')}`;
+    await reporter.setCondition(config, {
+      ready: false,
+      reason: 'DeliveryFailed',
+      message,
+      observedGeneration: generation,
+    });
+    await reporter.event(templateConfigRef(config), 'Warning', 'DeliveryFailed', message);
+  }
+
+  async #reportIngresses(outcome: PipelineOutcome): Promise<void> {
+    const model = outcome.model;
+    if (model === undefined) return;
+    const { reporter } = this.#options;
+    const now = new Set<string>();
+    for (const excluded of model.excluded) {
+      const key = `${excluded.namespace}/${excluded.name}`;
+      now.add(key);
+      await reporter.event(
+        ingressRef(excluded.namespace, excluded.name),
+        'Warning',
+        'IngressExcluded',
+        `${excluded.message} The Ingress is left out of the HAProxy configuration until it is fixed.`,
+      );
+    }
+    for (const warning of model.warnings) {
+      if (warning.ingress === undefined) continue;
+      const [namespace = '', name = ''] = warning.ingress.split('/');
+      await reporter.event(
+        ingressRef(namespace, name),
+        'Warning',
+        'TLSSecretMissing',
+        warning.message,
+      );
+    }
+    for (const key of this.#reported) {
+      if (now.has(key)) continue;
+      const [namespace = '', name = ''] = key.split('/');
+      reporter.forget('Ingress', namespace, name);
+    }
+    this.#reported = now;
+  }
+}
+
+function ingressRef(namespace: string, name: string) {
+  return { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace, name };
+}

@@ -1,0 +1,262 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectl } from '../../support/cluster.ts';
+import { LocalSite, eventually } from './local-site.ts';
+
+let site: LocalSite;
+
+beforeAll(async () => {
+  site = await LocalSite.start('ctl');
+  await site.addBackend('alpha');
+  await site.addBackend('beta');
+}, 180_000);
+
+afterAll(async () => {
+  await site.stop();
+});
+
+function route(host: string, path: string, pathType: string, service: string) {
+  return {
+    host,
+    http: {
+      paths: [{ path, pathType, backend: { service: { name: service, port: { number: 80 } } } }],
+    },
+  };
+}
+
+const all = (value: string) => (answers: string[]) => answers.every((answer) => answer === value);
+
+describe('haptic run against the chart, two HAProxy replicas and real agents', () => {
+  it('serves an Ingress on both replicas over HTTP and HTTPS, follows changes, and 404s after deletion', async () => {
+    await site.tlsSecret('shop-tls', 'shop.example.com');
+    await site.apply(
+      site.ingress('shop', [route('shop.example.com', '/', 'Prefix', 'alpha')], {
+        tls: [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }],
+      }),
+    );
+    await eventually(
+      'served by alpha',
+      () => site.everywhere('shop.example.com', '/cart'),
+      all('200 alpha /cart'),
+    );
+
+    await site.apply(
+      site.ingress('shop', [route('shop.example.com', '/', 'Prefix', 'beta')], {
+        tls: [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }],
+      }),
+    );
+    await eventually(
+      'served by beta',
+      () => site.everywhere('shop.example.com', '/cart'),
+      all('200 beta /cart'),
+    );
+
+    expect((await kubectl(['delete', 'ingress', 'shop', '-n', site.namespace])).exitCode).toBe(0);
+    await eventually(
+      'gone',
+      () => site.everywhere('shop.example.com', '/cart', ['http']),
+      (answers) => answers.every((answer) => answer.startsWith('404 ')),
+    );
+  });
+
+  it('routes Exact before Prefix and the longest prefix first', async () => {
+    await site.apply(
+      site.ingress('paths', [
+        {
+          host: 'paths.example.com',
+          http: {
+            paths: [
+              {
+                path: '/',
+                pathType: 'Prefix',
+                backend: { service: { name: 'alpha', port: { number: 80 } } },
+              },
+              {
+                path: '/api',
+                pathType: 'Prefix',
+                backend: { service: { name: 'beta', port: { number: 80 } } },
+              },
+              {
+                path: '/api/exact',
+                pathType: 'Exact',
+                backend: { service: { name: 'alpha', port: { number: 80 } } },
+              },
+            ],
+          },
+        },
+      ]),
+    );
+    const one = (path: string) =>
+      eventually(
+        path,
+        () => site.everywhere('paths.example.com', path, ['http']),
+        (a) => a.every((x) => x === a[0] && !x.startsWith('404')),
+      );
+    expect((await one('/api/v1'))[0]).toBe('200 beta /api/v1');
+    expect((await one('/api'))[0]).toBe('200 beta /api');
+    expect((await one('/api/exact'))[0]).toBe('200 alpha /api/exact');
+    expect((await one('/apiary'))[0]).toBe('200 alpha /apiary');
+  });
+
+  it('leaves out hostile Ingresses with an Event, and keeps serving the rest', async () => {
+    await site.apply(site.ingress('good', [route('good.example.com', '/', 'Prefix', 'alpha')]));
+    await eventually(
+      'good served',
+      () => site.everywhere('good.example.com', '/', ['http']),
+      all('200 alpha /'),
+    );
+    const hostile = [
+      site.ingress('hash-path', [
+        route('evil.example.com', '/x#\n  lua-load /tmp/x.lua', 'Prefix', 'alpha'),
+      ]),
+      site.ingress('lua-annotation', [route('evil2.example.com', '/', 'Prefix', 'alpha')]),
+    ];
+    const annotated = hostile[1] as { metadata: Record<string, unknown> };
+    annotated.metadata.annotations = { 'haproxy-haptic.org/timeout': '5s\nlua-load /tmp/x.lua' };
+    for (const object of hostile) await site.apply(object);
+    const events = await eventually(
+      'Events on both',
+      async () =>
+        (
+          await kubectl([
+            'get',
+            'events',
+            '-n',
+            site.namespace,
+            '--field-selector',
+            'reason=IngressExcluded',
+            '-o',
+            'json',
+          ])
+        ).stdout,
+      (text) => text.includes('hash-path') && text.includes('lua-annotation'),
+    );
+    expect(events).toContain('spec.rules[0].http.paths[0].path');
+    expect(events).toContain('haproxy-haptic.org/timeout');
+    expect(await site.everywhere('good.example.com', '/', ['http'])).toEqual(
+      Array(2).fill('200 alpha /'),
+    );
+    expect(await site.everywhere('evil2.example.com', '/', ['http'])).toEqual(
+      Array(2).fill('404 404 no Ingress matches this host and path'),
+    );
+    const metrics = await (
+      await fetch(`http://${site.controllers[0]?.address ?? ''}:9090/metrics`)
+    ).text();
+    expect(metrics).toMatch(/haptic_ingresses\{state="excluded"\} 2/);
+  });
+
+  it('keeps the last good configuration when HAProxy rejects the template, and resumes after the fix', async () => {
+    await site.apply(site.ingress('steady', [route('steady.example.com', '/', 'Prefix', 'beta')]));
+    await eventually(
+      'steady',
+      () => site.everywhere('steady.example.com', '/', ['http']),
+      all('200 beta /'),
+    );
+    const get = await kubectl([
+      'get',
+      'haproxytemplateconfig',
+      'haptic',
+      '-n',
+      site.namespace,
+      '-o',
+      'json',
+    ]);
+    const config = JSON.parse(get.stdout) as { spec: { haproxyConfig: { template: string } } };
+    const good = config.spec.haproxyConfig.template;
+    const broken = good.replace('balance roundrobin', 'balance no-such-algorithm');
+    const patch = (template: string) =>
+      kubectl([
+        'patch',
+        'haproxytemplateconfig',
+        'haptic',
+        '-n',
+        site.namespace,
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { haproxyConfig: { template } } }),
+      ]);
+    expect((await patch(broken)).exitCode).toBe(0);
+    const condition = await eventually(
+      'condition False',
+      async () =>
+        (
+          await kubectl([
+            'get',
+            'haproxytemplateconfig',
+            'haptic',
+            '-n',
+            site.namespace,
+            '-o',
+            'jsonpath={.status.conditions[0].status} {.status.conditions[0].reason} {.status.conditions[0].message}',
+          ])
+        ).stdout,
+      (text) => text.startsWith('False CheckFailed'),
+    );
+    expect(condition).toContain('[haproxy.cfg:');
+    expect(condition).toContain("balance only supports 'roundrobin'");
+    const events = await eventually(
+      'Event',
+      async () =>
+        (
+          await kubectl([
+            'get',
+            'events',
+            '-n',
+            site.namespace,
+            '--field-selector',
+            'reason=CheckFailed',
+            '-o',
+            'jsonpath={.items[*].message}',
+          ])
+        ).stdout,
+      (text) => text.includes('balance only supports'),
+    );
+    expect(events).toContain('haproxy -c rejects');
+    // A change meanwhile is not delivered; the last good configuration keeps serving.
+    await site.apply(site.ingress('steady', [route('steady.example.com', '/', 'Prefix', 'alpha')]));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await site.everywhere('steady.example.com', '/', ['http'])).toEqual(
+      Array(2).fill('200 beta /'),
+    );
+    expect((await patch(good)).exitCode).toBe(0);
+    await eventually(
+      'resumed',
+      () => site.everywhere('steady.example.com', '/', ['http']),
+      all('200 alpha /'),
+    );
+    await eventually(
+      'condition True',
+      async () =>
+        (
+          await kubectl([
+            'get',
+            'haproxytemplateconfig',
+            'haptic',
+            '-n',
+            site.namespace,
+            '-o',
+            'jsonpath={.status.conditions[0].status}',
+          ])
+        ).stdout,
+      (text) => text === 'True',
+    );
+  });
+
+  it('brings a restarted agent to the current configuration', async () => {
+    const [first] = site.replicas;
+    if (first === undefined) throw new Error('no replica');
+    await first.stopAgent();
+    await site.apply(site.ingress('late', [route('late.example.com', '/', 'Prefix', 'alpha')]));
+    await eventually(
+      'other replica serves',
+      async () => (await site.fetch(site.replicas[1] ?? first, 'http', 'late.example.com')).status,
+      (s) => s === 200,
+    );
+    expect((await site.fetch(first, 'http', 'late.example.com')).status).toBe(404);
+    await first.restartAgent();
+    await eventually(
+      'restarted replica serves',
+      () => site.everywhere('late.example.com', '/', ['http']),
+      all('200 alpha /'),
+    );
+  });
+});
