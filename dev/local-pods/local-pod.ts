@@ -17,7 +17,7 @@ import {
 } from '@kubernetes/client-node';
 import { writeServiceAccountKubeconfig } from '../lib/kubeconfig.ts';
 import { type SecretProjector, projectSecret } from '../lib/secret-projector.ts';
-import { type SupervisedProcess, startSupervised } from '../lib/supervised-process.ts';
+import { type SupervisedProcess, killGroup, startSupervised } from '../lib/supervised-process.ts';
 import { projectRoot } from '../lib/tools.ts';
 
 const imageBinary = '/usr/local/bin/haptic';
@@ -173,6 +173,15 @@ export class LocalPod {
 
   logFile(container: string): string {
     return join(this.options.dir, `${container}.log`);
+  }
+
+  /** Kills a container's processes at once (SIGKILL), as a node failure would. */
+  async killContainer(name: string): Promise<void> {
+    const process_ = this.#processes.get(name);
+    if (process_ === undefined) return;
+    killGroup(process_.pid, 'SIGKILL');
+    await process_.exited;
+    this.#processes.delete(name);
   }
 
   async stopContainer(name: string): Promise<void> {
