@@ -3,9 +3,9 @@
  * ownership of the fields it sets). Creates a missing CRD, upgrades an existing one, never
  * deletes: custom resources survive every install, upgrade and uninstall.
  */
-import { KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
-import { HapticError, errorCodes } from '../errors.ts';
-import { describeApiError } from '../kube/api-errors.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { serverSideApply } from '../kube/server-side-apply.ts';
 import { readEmbeddedCrds } from './embedded-crds.ts';
 
 export const crdFieldManager = 'haptic';
@@ -16,24 +16,21 @@ export interface AppliedCrd {
 }
 
 export async function applyEmbeddedCrds(kc: KubeConfig): Promise<AppliedCrd[]> {
-  const client = KubernetesObjectApi.makeApiClient(kc);
   const applied: AppliedCrd[] = [];
-  for (const crd of readEmbeddedCrds()) {
-    const name = crd.metadata?.name ?? '';
+  for (const { name, manifest } of readEmbeddedCrds()) {
     try {
-      const result = await client.patch(
-        crd,
-        undefined,
-        undefined,
-        crdFieldManager,
-        true,
-        PatchStrategy.ServerSideApply,
+      const result = await serverSideApply(
+        kc,
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+        manifest,
+        { fieldManager: crdFieldManager, force: true },
       );
-      applied.push({ name, resourceVersion: result.metadata?.resourceVersion ?? '' });
+      const metadata = result.metadata as { resourceVersion?: string } | undefined;
+      applied.push({ name, resourceVersion: metadata?.resourceVersion ?? '' });
     } catch (error) {
       throw new HapticError(
         errorCodes.KUBE_REQUEST_FAILED,
-        `Applying CustomResourceDefinition ${name} failed (${describeApiError(error)}); check that the Job's ServiceAccount may create, get and patch it.`,
+        `Applying CustomResourceDefinition ${name} failed (${describeError(error)}); check that the Job's ServiceAccount may create, get and patch it.`,
         { cause: error },
       );
     }

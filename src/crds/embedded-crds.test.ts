@@ -7,7 +7,7 @@ import { readEmbeddedCrds } from './embedded-crds.ts';
 
 describe('readEmbeddedCrds', () => {
   it('reads the HAProxyTemplateConfig CRD from the embedded chart', () => {
-    expect(readEmbeddedCrds().map((crd) => crd.metadata?.name)).toEqual([
+    expect(readEmbeddedCrds().map((crd) => crd.name)).toEqual([
       'haproxytemplateconfigs.haproxy-haptic.org',
     ]);
   });

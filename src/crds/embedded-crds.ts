@@ -5,7 +5,6 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { HapticError, errorCodes } from '../errors.ts';
 import { embeddedChartDir } from '../render/index.ts';
@@ -13,9 +12,13 @@ import { embeddedChartDir } from '../render/index.ts';
 /** The API group whose CRDs haptic owns. */
 export const hapticApiGroup = 'haproxy-haptic.org';
 
-export function readEmbeddedCrds(
-  chartDir: string = embeddedChartDir(),
-): V1CustomResourceDefinition[] {
+/** One embedded CRD: its name and the manifest exactly as the chart has it (raw JSON). */
+export interface EmbeddedCrd {
+  readonly name: string;
+  readonly manifest: Readonly<Record<string, unknown>>;
+}
+
+export function readEmbeddedCrds(chartDir: string = embeddedChartDir()): EmbeddedCrd[] {
   const dir = join(chartDir, 'crds');
   const files = readdirSync(dir)
     .filter((name) => name.endsWith('.yaml'))
@@ -28,18 +31,27 @@ export function readEmbeddedCrds(
   );
 }
 
-function checkCrd(value: unknown, where: string): V1CustomResourceDefinition {
-  const crd = value as Partial<V1CustomResourceDefinition>;
+interface CrdShape {
+  apiVersion?: unknown;
+  kind?: unknown;
+  metadata?: { name?: unknown };
+  spec?: { group?: unknown; names?: { plural?: unknown } };
+}
+
+function checkCrd(value: unknown, where: string): EmbeddedCrd {
+  const crd = (typeof value === 'object' && value !== null ? value : {}) as CrdShape;
+  const name = crd.metadata?.name;
   if (
     crd.apiVersion !== 'apiextensions.k8s.io/v1' ||
     crd.kind !== 'CustomResourceDefinition' ||
     crd.spec?.group !== hapticApiGroup ||
-    crd.metadata?.name !== `${crd.spec.names.plural}.${hapticApiGroup}`
+    typeof name !== 'string' ||
+    name !== `${String(crd.spec.names?.plural)}.${hapticApiGroup}`
   ) {
     throw new HapticError(
       errorCodes.METADATA_INVALID,
       `${where} in the embedded chart is not an apiextensions.k8s.io/v1 CustomResourceDefinition of group ${hapticApiGroup}; reinstall the haptic package.`,
     );
   }
-  return crd as V1CustomResourceDefinition;
+  return { name, manifest: crd as Record<string, unknown> };
 }

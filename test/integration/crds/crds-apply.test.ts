@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
+import { readEmbeddedCrds } from '../../../src/crds/embedded-crds.ts';
 import { createTestNamespace, kubectl, serviceAccountKubeconfig } from '../../support/cluster.ts';
 
 const crd = 'haproxytemplateconfigs.haproxy-haptic.org';
@@ -39,19 +40,26 @@ describe('haptic crds apply', () => {
     ]);
     expect(established.exitCode).toBe(0);
 
-    // Someone edits the CRD's served versions away; the next apply restores them.
-    const patched = await kubectl([
-      'patch',
-      'crd',
-      crd,
-      '--type=json',
-      '-p',
-      '[{"op":"replace","path":"/spec/versions/0/served","value":false}]',
-    ]);
-    expect(patched.exitCode).toBe(0);
+    // Someone removes one of the CRD's labels; the next apply restores it. (The CRD is shared
+    // by every test of the run, so the drift chosen here must not disturb concurrent installs.)
+    const label = 'app.kubernetes.io/part-of';
+    expect((await kubectl(['label', 'crd', crd, `${label}-`])).exitCode).toBe(0);
     expect((await hapticCrdsApply(kubeconfig)).exitCode).toBe(0);
-    const served = await kubectl(['get', 'crd', crd, '-o', 'jsonpath={.spec.versions[0].served}']);
-    expect(served.stdout).toBe('true');
+    const restored = await kubectl(['get', 'crd', crd, '-o', 'jsonpath={.metadata.labels}']);
+    expect(JSON.parse(restored.stdout)).toMatchObject({ [label]: 'haptic' });
+
+    // Exactly the chart's CRD reached the API (nothing dropped on the way), so Helm 4's
+    // server-side apply of crds/ on a later install co-owns the fields instead of conflicting.
+    const live = await kubectl(['get', 'crd', crd, '-o', 'json']);
+    const [embedded] = readEmbeddedCrds();
+    expect((JSON.parse(live.stdout) as { spec: unknown }).spec).toMatchObject(
+      embedded?.manifest.spec as object,
+    );
+    const helmApply = await kubectl(
+      ['apply', '--server-side', '--field-manager=helm', '-f', '-'],
+      JSON.stringify(embedded?.manifest),
+    );
+    expect(helmApply.stderr).toBe('');
 
     // Applying again changes nothing.
     const before = await kubectl(['get', 'crd', crd, '-o', 'jsonpath={.metadata.resourceVersion}']);
