@@ -14,23 +14,6 @@ import {
 const chart = embeddedChartDir();
 const binaries = ['helm', 'helm4'] as const;
 
-/** The hook commands the chart calls, and whether the local build has them yet. */
-async function missingHookCommands(): Promise<string[]> {
-  const main = join(projectRoot, 'dist/cli/main.js');
-  const commands = [['crds', 'apply'], ['preflight'], ['certificates', 'renew']];
-  const found = await Promise.all(
-    commands.map(async (args) => {
-      const name = `haptic ${args.join(' ')}`;
-      // commander answers --help of an unknown command with the root help.
-      const result = await execa(process.execPath, [main, ...args, '--help'], { reject: false });
-      return result.exitCode === 0 && result.stdout.startsWith(`Usage: ${name} `) ? [] : [name];
-    }),
-  );
-  return found.flat();
-}
-
-const missing = await missingHookCommands();
-
 /** Pod templates and generations of both Deployments, to compare across upgrades. */
 async function deploymentState(ns: string): Promise<string> {
   const result = await kubectl([
@@ -100,86 +83,81 @@ describe.each(binaries)('release objects installed by %s (hooks not run)', (bina
   });
 });
 
-// The full lifecycle needs the hook commands; until the local build has them it is skipped
-// with their names in the title.
-describe.skipIf(missing.length > 0)(
-  `release lifecycle with hooks run by the Job runner${missing.length > 0 ? ` (needs ${missing.join(', ')})` : ''}`,
-  () => {
-    it.each(binaries)(
-      '%s install runs the hooks in order and creates the identities',
-      async (binary) => {
-        const ns = await createTestNamespace(`chart-hooks-${binary}`);
-        const base = [chart, '-n', ns, '--timeout', '120s', '--set', `ingressClass.name=${ns}`];
-        const install = await helm(['install', 'haptic', ...base], binary);
-        expect(install.stderr).toBe('');
-        expect(install.exitCode).toBe(0);
-        expect(runnerEntries(ns)).toEqual([
-          { job: `${ns}/haptic-crds`, exitCode: 0, message: 'completed' },
-          { job: `${ns}/haptic-haptic-pre-rollout`, exitCode: 0, message: 'completed' },
-          { job: `${ns}/haptic-agent-bootstrap`, exitCode: 0, message: 'completed' },
-        ]);
-        const secrets = await secretData(ns, identitySecrets);
-
-        // An unchanged upgrade reruns the hooks but changes neither Secrets nor pod templates.
-        const templates = await deploymentState(ns);
-        expect((await helm(['upgrade', 'haptic', ...base], binary)).exitCode).toBe(0);
-        expect(runnerEntries(ns)).toHaveLength(6);
-        expect(await secretData(ns, identitySecrets)).toBe(secrets);
-        expect(await deploymentState(ns)).toBe(templates);
-
-        // A provider switch onto the existing Secrets (external mode taking over the default
-        // provider's identities; cert-manager would need its CRDs here) is rejected before
-        // anything changes.
-        const rejected = await helm(
-          [
-            'upgrade',
-            'haptic',
-            ...base,
-            '--set',
-            'haproxy.agent.tls.managed=false',
-            '--set',
-            'haproxy.agent.tls.serverSecretName=haptic-agent-server-tls',
-            '--set',
-            'haproxy.agent.tls.clientSecretName=haptic-agent-client-tls',
-          ],
-          binary,
-        );
-        expect(rejected.exitCode).not.toBe(0);
-        expect(runnerEntries(ns).at(-1)).toMatchObject({ job: `${ns}/haptic-haptic-pre-rollout` });
-        expect(runnerEntries(ns).at(-1)?.exitCode).not.toBe(0);
-        expect(jobLog(ns, 'haptic-haptic-pre-rollout')).toMatch(/new Secret names/);
-        expect(await deploymentState(ns)).toBe(templates);
-        expect(
-          (await kubectl(['get', 'job', 'haptic-haptic-pre-rollout', '-n', ns])).exitCode,
-        ).toBe(0);
-
-        // A corrected forward upgrade succeeds.
-        expect((await helm(['upgrade', 'haptic', ...base], binary)).exitCode).toBe(0);
-
-        // Uninstall leaves the runtime-created Secrets.
-        expect((await helm(['uninstall', 'haptic', '-n', ns], binary)).exitCode).toBe(0);
-        expect(await secretData(ns, identitySecrets)).toBe(secrets);
-      },
-    );
-
-    it("passes the spec's Check expiry script verbatim after a helm install in namespace haptic", async () => {
-      const created = await kubectl(['create', 'namespace', 'haptic']);
-      expect(created.exitCode).toBe(0);
-      const install = await helm(['install', 'haptic', chart, '-n', 'haptic', '--timeout', '120s']);
+describe('release lifecycle with hooks run by the Job runner', () => {
+  it.each(binaries)(
+    '%s install runs the hooks in order and creates the identities',
+    async (binary) => {
+      const ns = await createTestNamespace(`chart-hooks-${binary}`);
+      const base = [chart, '-n', ns, '--timeout', '120s', '--set', `ingressClass.name=${ns}`];
+      const install = await helm(['install', 'haptic', ...base], binary);
+      expect(install.stderr).toBe('');
       expect(install.exitCode).toBe(0);
-      const result = await execa('bash', ['-c', checkExpiry], {
-        reject: false,
-        env: {
-          PATH: `${join(projectRoot, '.tools/bin')}:${process.env.PATH ?? ''}`,
-          KUBECONFIG: inject('kubeconfig'),
-        },
-      });
-      expect(result.stderr).toBe('');
-      expect(result.exitCode).toBe(0);
-      expect(result.stdout).toContain('haptic-agent-server-tls tls.crt: notAfter=');
+      expect(runnerEntries(ns)).toEqual([
+        { job: `${ns}/haptic-crds`, exitCode: 0, message: 'completed' },
+        { job: `${ns}/haptic-haptic-pre-rollout`, exitCode: 0, message: 'completed' },
+        { job: `${ns}/haptic-agent-bootstrap`, exitCode: 0, message: 'completed' },
+      ]);
+      const secrets = await secretData(ns, identitySecrets);
+
+      // An unchanged upgrade reruns the hooks but changes neither Secrets nor pod templates.
+      const templates = await deploymentState(ns);
+      expect((await helm(['upgrade', 'haptic', ...base], binary)).exitCode).toBe(0);
+      expect(runnerEntries(ns)).toHaveLength(6);
+      expect(await secretData(ns, identitySecrets)).toBe(secrets);
+      expect(await deploymentState(ns)).toBe(templates);
+
+      // A provider switch onto the existing Secrets (external mode taking over the default
+      // provider's identities; cert-manager would need its CRDs here) is rejected before
+      // anything changes.
+      const rejected = await helm(
+        [
+          'upgrade',
+          'haptic',
+          ...base,
+          '--set',
+          'haproxy.agent.tls.managed=false',
+          '--set',
+          'haproxy.agent.tls.serverSecretName=haptic-agent-server-tls',
+          '--set',
+          'haproxy.agent.tls.clientSecretName=haptic-agent-client-tls',
+        ],
+        binary,
+      );
+      expect(rejected.exitCode).not.toBe(0);
+      expect(runnerEntries(ns).at(-1)).toMatchObject({ job: `${ns}/haptic-haptic-pre-rollout` });
+      expect(runnerEntries(ns).at(-1)?.exitCode).not.toBe(0);
+      expect(jobLog(ns, 'haptic-haptic-pre-rollout')).toMatch(/new Secret names/);
+      expect(await deploymentState(ns)).toBe(templates);
+      expect((await kubectl(['get', 'job', 'haptic-haptic-pre-rollout', '-n', ns])).exitCode).toBe(
+        0,
+      );
+
+      // A corrected forward upgrade succeeds.
+      expect((await helm(['upgrade', 'haptic', ...base], binary)).exitCode).toBe(0);
+
+      // Uninstall leaves the runtime-created Secrets.
+      expect((await helm(['uninstall', 'haptic', '-n', ns], binary)).exitCode).toBe(0);
+      expect(await secretData(ns, identitySecrets)).toBe(secrets);
+    },
+  );
+
+  it("passes the spec's Check expiry script verbatim after a helm install in namespace haptic", async () => {
+    const created = await kubectl(['create', 'namespace', 'haptic']);
+    expect(created.exitCode).toBe(0);
+    const install = await helm(['install', 'haptic', chart, '-n', 'haptic', '--timeout', '120s']);
+    expect(install.exitCode).toBe(0);
+    const result = await execa('bash', ['-c', checkExpiry], {
+      reject: false,
+      env: {
+        PATH: `${join(projectRoot, '.tools/bin')}:${process.env.PATH ?? ''}`,
+        KUBECONFIG: inject('kubeconfig'),
+      },
     });
-  },
-);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('haptic-agent-server-tls tls.crt: notAfter=');
+  });
+});
 
 // agent-certificates.txt, "Check expiry", verbatim.
 const checkExpiry = `set -euo pipefail
