@@ -3,7 +3,7 @@ SHELL := /bin/bash
 # Every target uses the project's own Node (>= 22) and the pinned tools first.
 export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup tools build lint typecheck test test-unit test-integration cluster-up cluster-down clean
+.PHONY: setup tools build lint typecheck test test-unit test-integration demo cluster-up cluster-down clean
 
 setup: tools node_modules/.installed
 
@@ -36,6 +36,11 @@ test-integration: build
 test: build lint typecheck
 	vitest run
 
+## The main job: control plane, helm install, controller + two agent/HAProxy pairs, a sample
+## backend and Ingress with TLS, answers through both replicas. Ctrl-C stops everything.
+demo: build
+	node dev/demo.ts
+
 ## The local control plane (etcd + kube-apiserver + hook-Job runner), left running.
 cluster-up: build
 	node dev/cluster-up.ts
@@ -44,4 +49,4 @@ cluster-down:
 	node dev/cluster-down.ts
 
 clean:
-	rm -rf dist .cluster
+	rm -rf dist .cluster .demo
