@@ -3,25 +3,14 @@
  * a graceful stop (in-flight requests finish within the grace period). Returns the exit code:
  * 0 after a requested stop, 1 when the agent cannot start.
  */
-import { pino } from 'pino';
 import { describeError } from '../errors.ts';
+import { createLogger } from '../logger.ts';
 import { readPackageVersion } from '../version.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { startAgent } from './agent-server.ts';
 
-export function agentLogger(level: string): pino.Logger {
-  return pino({
-    level,
-    base: { component: 'agent' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    // The private key never appears in logs; redact anything that might carry it.
-    redact: ['privateKeyPem', 'key', '*.privateKeyPem', '*.key'],
-  });
-}
-
 export async function runAgentProcess(options: AgentOptions, logLevel: string): Promise<number> {
-  const logger = agentLogger(logLevel);
+  const logger = createLogger({ component: 'agent', level: logLevel });
   logger.info({ version: readPackageVersion() }, 'agent starting');
   let agent;
   try {

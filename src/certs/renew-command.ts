@@ -5,8 +5,8 @@
  * code: 0 done or nothing to do, 1 refused or failed.
  */
 import { CoreV1Api } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { HapticError, describeError } from '../errors.ts';
+import { createLogger } from '../logger.ts';
 import { makeApiClient } from '../kube/api-client.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
@@ -26,21 +26,9 @@ export interface RenewCommandOptions extends RenewalSettings {
   readonly exitAfterWrites?: number | undefined;
 }
 
-/** A JSON logger writing synchronously to stdout, so no line is lost however the run ends. */
-export function commandLogger(command: string): pino.Logger {
-  return pino(
-    {
-      base: { command },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-    },
-    pino.destination({ dest: 1, sync: true }),
-  );
-}
-
 /** Runs the renewal; returns the process exit code. */
 export async function runRenewCommand(options: RenewCommandOptions): Promise<number> {
-  const logger = commandLogger('certificates renew');
+  const logger = createLogger({ component: 'certificates renew', sync: true });
   const counter = new RequestCounter();
   const started = performance.now();
   try {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { commandLogger } from '../certs/renew-command.ts';
 import { applyEmbeddedCrds } from '../crds/apply-crds.ts';
 import { describeError } from '../errors.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
+import { createLogger } from '../logger.ts';
 
 /** `haptic crds apply`: the chart's CRD hook Job. */
 export function registerCrdsCommand(program: Command): void {
@@ -17,7 +17,7 @@ export function registerCrdsCommand(program: Command): void {
       'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)',
     )
     .action(async (options: { kubeconfig?: string }) => {
-      const logger = commandLogger('crds apply');
+      const logger = createLogger({ component: 'crds apply', sync: true });
       try {
         for (const crd of await applyEmbeddedCrds(loadKubeConfig(options.kubeconfig))) {
           logger.info(
