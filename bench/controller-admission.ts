@@ -1,0 +1,152 @@
+/**
+ * Admission review latency for an Ingress (HTTPS POST of an AdmissionReview to the webhook
+ * `haptic run` serves: dispatch, value checks, render with the current state, lint, sandboxed
+ * `haproxy -c`) against a bare `haproxy -c -f` of the same rendered files. Every review
+ * proposes a new path, so no check result is reused. Goal: review ≤ 1.15 × bare check.
+ *
+ *   node bench/controller-admission.ts [ingresses=100,1000] [reviews=30]
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { ConfigPipeline } from '../src/controller/config-pipeline.ts';
+import { createRoutingReviewer } from '../src/controller/routing-reviewer.ts';
+import { encodeCertificateChain, encodePrivateKey, issueCa, issueLeaf } from '../src/pki/index.ts';
+import { fixedCertificateSource, routingKindRoutes, startWebhook } from '../src/webhook/index.ts';
+import { defaultTemplateConfig, snapshotOf } from './controller-fixture.ts';
+
+const sizes = (process.argv[2] ?? '100,1000').split(',').map(Number);
+const reviews = Number(process.argv[3] ?? 30);
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+const now = new Date();
+const ca = await issueCa({ commonName: 'bench-ca', validityDays: 2, now });
+const leaf = await issueLeaf({
+  role: 'agent',
+  dnsName: 'localhost',
+  issuer: { certificate: ca.certificate, privateKey: ca.keys.privateKey },
+  validityDays: 1,
+  now,
+});
+
+process.stdout.write('ingresses  review p50 ms  review p90 ms  bare haproxy -c p50 ms  ratio\n');
+for (const n of sizes) {
+  const snapshot = await snapshotOf(n);
+  const config = defaultTemplateConfig();
+  const watch = {
+    snapshot: () => snapshot,
+    templateConfig: () => config,
+    ourClassIsDefault: () => false,
+  };
+  const reviewer = createRoutingReviewer({
+    watch,
+    pipeline: new ConfigPipeline({ ingressClass: 'haptic' }),
+    ingressClass: 'haptic',
+    namespace: 'haptic',
+    templateConfigName: 'haptic',
+  });
+  const server = await startWebhook(
+    { kinds: routingKindRoutes(reviewer), deadlineMs: 30_000 },
+    {
+      host: '127.0.0.1',
+      port: 0,
+      certificates: fixedCertificateSource({
+        cert: Buffer.from(encodeCertificateChain([leaf.certificate])),
+        key: Buffer.from(encodePrivateKey(leaf.keys.privateKey)),
+      }),
+    },
+  );
+  const agent = new Agent({ keepAlive: true, ca: encodeCertificateChain([ca.certificate]) });
+  const post = (body: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const call = request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/validate',
+          method: 'POST',
+          agent,
+          servername: 'localhost',
+          headers: { 'content-type': 'application/json' },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            resolve(Buffer.concat(chunks).toString());
+          });
+        },
+      );
+      call.on('error', reject);
+      call.end(body);
+    });
+  const times: number[] = [];
+  for (let i = 0; i < reviews + 2; i += 1) {
+    const object = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { namespace: 'app', name: 'ing1' },
+      spec: {
+        ingressClassName: 'haptic',
+        rules: [
+          {
+            host: 'h1.example.com',
+            http: {
+              paths: [
+                {
+                  path: `/v${i}`,
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'svc1', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    const body = JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: `u${i}`,
+        kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+        name: 'ing1',
+        namespace: 'app',
+        operation: 'UPDATE',
+        userInfo: { username: 'bench' },
+        object,
+        oldObject: object,
+      },
+    });
+    const started = performance.now();
+    const answer = await post(body);
+    if (!answer.includes('"allowed":true')) throw new Error(answer);
+    if (i >= 2) times.push(performance.now() - started);
+  }
+  // The bare check: the same files, written once, checked by haproxy directly.
+  const pipeline = new ConfigPipeline({ ingressClass: 'haptic' });
+  const rendered = await pipeline.run(config, snapshot, new Date());
+  if (!rendered.ok) throw new Error(rendered.message);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bare-'));
+  for (const file of rendered.files) {
+    mkdirSync(dirname(join(dir, file.path)), { recursive: true });
+    writeFileSync(join(dir, file.path), file.content);
+  }
+  const bare: number[] = [];
+  for (let i = 0; i < reviews + 2; i += 1) {
+    const started = performance.now();
+    await execa('haproxy', ['-c', '-q', '-f', join(dir, 'haproxy.cfg')], { cwd: dir });
+    if (i >= 2) bare.push(performance.now() - started);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  agent.destroy();
+  await server.close();
+  const sorted = [...times].sort((a, b) => a - b);
+  const p90 = sorted[Math.floor(sorted.length * 0.9)] ?? 0;
+  process.stdout.write(
+    `${String(n).padStart(9)}  ${median(times).toFixed(1).padStart(13)}  ${p90.toFixed(1).padStart(13)}  ${median(bare).toFixed(1).padStart(22)}  ${(median(times) / median(bare)).toFixed(2).padStart(5)}\n`,
+  );
+}
