@@ -139,7 +139,7 @@ try {
       name: 'web',
       namespace: 'haptic',
       body: {
-        spec: ingress(name).spec,
+        spec: ingress(name).spec ?? {},
         metadata: {
           name: 'web',
           namespace: 'haptic',
