@@ -1,9 +1,7 @@
 /** `haptic agent`, `haptic agent health` and `haptic agent state`: commander wiring only. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type ListenAddress, parseListenAddress } from '../agent/agent-options.ts';
-import { runAgentProcess } from '../agent/agent-process.ts';
 import { defaultApplyLimits } from '../agent/apply-request.ts';
-import { runHealthCommand, runStateCommand } from '../agent/local-commands.ts';
 
 const defaultLocalSocket = '/var/run/haptic/agent.sock';
 const dnsName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -146,6 +144,8 @@ export function registerAgentCommand(program: Command): void {
         .default('info'),
     )
     .action(async (flags: AgentFlags, command: Command) => {
+      // Implementations load on use, so every command starts quickly.
+      const { runAgentProcess } = await import('../agent/agent-process.ts');
       process.exitCode = await runAgentProcess(
         {
           listen: flags.listen,
@@ -177,6 +177,7 @@ export function registerAgentCommand(program: Command): void {
     )
     .configureHelp({ showGlobalOptions: true })
     .action(async (flags: { timeout: number }, command: Command) => {
+      const { runHealthCommand } = await import('../agent/local-commands.ts');
       process.exitCode = await runHealthCommand(localSocketOf(command), flags.timeout);
     });
 
@@ -192,6 +193,7 @@ export function registerAgentCommand(program: Command): void {
     )
     .configureHelp({ showGlobalOptions: true })
     .action(async (flags: { timeout: number }, command: Command) => {
+      const { runStateCommand } = await import('../agent/local-commands.ts');
       process.exitCode = await runStateCommand(localSocketOf(command), flags.timeout);
     });
 }

@@ -1,9 +1,7 @@
 /** `haptic certificates renew` and `haptic certificates check`: commander wiring only. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { runCheckCommand } from '../certs/check-command.ts';
 import { parseDuration } from '../certs/duration-text.ts';
 import { defaultDeployments } from '../certs/expiry-sources.ts';
-import { runRenewCommand } from '../certs/renew-command.ts';
 import { parseUtcTimestamp } from '../certs/utc-timestamp.ts';
 
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -130,6 +128,8 @@ function addRenew(certificates: Command): void {
           '--server-name and --client-name must differ, so neither identity can act as the other',
         );
       }
+      // Implementations load on use, so every command starts quickly.
+      const { runRenewCommand } = await import('../certs/renew-command.ts');
       process.exitCode = await runRenewCommand({
         secrets: {
           namespace: flags.namespace,
@@ -188,6 +188,7 @@ function addCheck(certificates: Command): void {
         usage(command, `--within must be a duration such as 30d or 720h, not "${flags.within}"`);
       const invalid = secrets.find((name) => !dns1123Subdomain.test(name));
       if (invalid !== undefined) usage(command, `"${invalid}" is not a Secret name`);
+      const { runCheckCommand } = await import('../certs/check-command.ts');
       process.exitCode = await runCheckCommand({
         namespace: flags.namespace,
         secrets,

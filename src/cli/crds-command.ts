@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { applyEmbeddedCrds } from '../crds/apply-crds.ts';
 import { describeError } from '../errors.ts';
-import { loadKubeConfig } from '../kube/kube-config.ts';
-import { createLogger } from '../logger.ts';
 
 /** `haptic crds apply`: the chart's CRD hook Job. */
 export function registerCrdsCommand(program: Command): void {
@@ -17,6 +14,12 @@ export function registerCrdsCommand(program: Command): void {
       'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)',
     )
     .action(async (options: { kubeconfig?: string }) => {
+      // Implementations load on use, so every command starts quickly.
+      const [{ applyEmbeddedCrds }, { loadKubeConfig }, { createLogger }] = await Promise.all([
+        import('../crds/apply-crds.ts'),
+        import('../kube/kube-config.ts'),
+        import('../logger.ts'),
+      ]);
       const logger = createLogger({ component: 'crds apply', sync: true });
       try {
         for (const crd of await applyEmbeddedCrds(loadKubeConfig(options.kubeconfig))) {
