@@ -9,8 +9,9 @@ import type { ListenAddress } from '../agent/agent-options.ts';
 import { parseListenAddress } from '../agent/agent-options.ts';
 import type { AgentEndpoint } from '../controller/agent-client.ts';
 import { parseAgentEndpoints } from '../controller/agent-discovery.ts';
+import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
 
-interface RunFlags {
+interface RunFlags extends IdentityFlags {
   readonly namespace: string;
   readonly release: string;
   readonly ingressClass: string;
@@ -130,7 +131,13 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
       identity: flags.leaderElectionId,
       ...(flags.webhookCertDir === undefined
         ? {}
-        : { webhook: { certDir: flags.webhookCertDir, listen: flags.webhookListen } }),
+        : {
+            webhook: {
+              certDir: flags.webhookCertDir,
+              listen: flags.webhookListen,
+              identityOverrides: identityOverrides(flags),
+            },
+          }),
       health: flags.healthListen,
       metrics: flags.metricsListen,
       syncIntervalMs: flags.agentSyncInterval,
@@ -146,8 +153,7 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
 }
 
 export function registerRunCommand(program: Command): void {
-  program
-    .command('run')
+  addIdentityOptions(program.command('run'))
     .description(
       'the controller: watch Ingresses and the HAProxyTemplateConfig, render, lint and check HAProxy configuration, deliver it to every agent over mTLS (leader only); serve the webhook, health and metrics',
     )

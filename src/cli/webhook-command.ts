@@ -4,22 +4,16 @@
  * pre-rollout values Secret the pre-rollout Job's verdict.
  */
 import { readFile } from 'node:fs/promises';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import type { CertificateProvider } from '../validation/secret-provider.ts';
+import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
 
-interface WebhookFlags {
+interface WebhookFlags extends IdentityFlags {
   readonly listen: { readonly host: string; readonly port: number };
   readonly certDir: string;
   readonly namespace: string;
   readonly release: string;
   readonly values?: readonly string[];
-  readonly provider?: CertificateProvider;
-  readonly issuerSecret?: string;
-  readonly serverSecret?: string;
-  readonly clientSecret?: string;
-  readonly serverName?: string;
-  readonly clientName?: string;
   readonly kubeconfig?: string;
   readonly offline?: boolean;
   readonly deadlineMs: number;
@@ -58,25 +52,19 @@ async function serve(flags: WebhookFlags): Promise<void> {
     layers.push({ ...parsed.values });
   }
   const chart = webhook.loadEmbeddedChart();
-  const derived = webhook.releaseIdentities(flags.release, flags.namespace, chart, layers);
-  if (derived === undefined && flags.provider !== undefined) {
+  const identities = webhook.releaseIdentities(
+    flags.release,
+    flags.namespace,
+    chart,
+    layers,
+    identityOverrides(flags),
+  );
+  if (identities === undefined && flags.provider !== undefined) {
     throw new HapticError(
       errorCodes.USAGE_INVALID,
       '--provider is set, but the values select legacy Basic authentication (haproxy.agent.tls.enabled: false); pass the values of a release with agent TLS.',
     );
   }
-  const identities =
-    derived === undefined
-      ? undefined
-      : {
-          ...derived,
-          ...(flags.provider === undefined ? {} : { provider: flags.provider }),
-          ...(flags.issuerSecret === undefined ? {} : { issuerSecret: flags.issuerSecret }),
-          ...(flags.serverSecret === undefined ? {} : { serverSecret: flags.serverSecret }),
-          ...(flags.clientSecret === undefined ? {} : { clientSecret: flags.clientSecret }),
-          ...(flags.serverName === undefined ? {} : { serverName: flags.serverName }),
-          ...(flags.clientName === undefined ? {} : { clientName: flags.clientName }),
-        };
   const live =
     flags.offline === true
       ? undefined
@@ -128,8 +116,7 @@ async function serve(flags: WebhookFlags): Promise<void> {
 }
 
 export function registerWebhookCommand(program: Command): void {
-  program
-    .command('webhook')
+  addIdentityOptions(program.command('webhook'))
     .description(
       "serve the validating admission webhook alone (POST /validate over HTTPS): the release's agent identity and issuer Secrets, and its pre-rollout values Secret",
     )
@@ -145,21 +132,6 @@ export function registerWebhookCommand(program: Command): void {
       '-f, --values <file>',
       "the release's values, to derive Secret names and peer names (repeatable)",
       repeatable,
-    )
-    .addOption(
-      new Option('--provider <provider>', 'agent TLS provider (default: from the values)').choices([
-        'default',
-        'cert-manager',
-        'external',
-      ]),
-    )
-    .option('--issuer-secret <name>', 'issuer Secret (default: from the values)')
-    .option('--server-secret <name>', 'agent identity Secret (default: from the values)')
-    .option('--client-secret <name>', 'controller identity Secret (default: from the values)')
-    .option('--server-name <dns>', 'DNS SAN of the agent certificate (default: from the values)')
-    .option(
-      '--client-name <dns>',
-      'DNS SAN of the controller certificate (default: from the values)',
     )
     .option(
       '--kubeconfig <file>',

@@ -7,6 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ListenAddress } from '../agent/agent-options.ts';
 import {
+  type IdentityOverrides,
   createReleaseIo,
   loadEmbeddedChart,
   releaseIdentities,
@@ -33,6 +34,7 @@ export interface ControllerWebhookOptions {
   readonly templateConfig: string;
   readonly metrics: ControllerMetrics;
   readonly logger: Logger;
+  readonly identityOverrides?: IdentityOverrides;
 }
 
 export async function startControllerWebhook(
@@ -40,7 +42,13 @@ export async function startControllerWebhook(
 ): Promise<{ readonly port: number; close(): Promise<void> }> {
   const { logger, metrics } = options;
   const chart = loadEmbeddedChart();
-  const identities = releaseIdentities(options.release, options.namespace, chart);
+  const identities = releaseIdentities(
+    options.release,
+    options.namespace,
+    chart,
+    [],
+    options.identityOverrides,
+  );
   const live = createKubeLiveReader({
     kubeConfig: options.kubeConfig,
     userAgent: options.userAgent,

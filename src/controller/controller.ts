@@ -5,6 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { IdentityOverrides } from '../webhook/index.ts';
 import type { ListenAddress } from '../agent/agent-options.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
 import { TlsMaterialWatcher } from '../tls/material-watcher.ts';
@@ -38,7 +39,12 @@ export interface ControllerOptions {
   readonly defaultCertificate?: string;
   readonly leaseName: string;
   readonly identity: string;
-  readonly webhook?: { readonly certDir: string; readonly listen: ListenAddress };
+  readonly webhook?: {
+    readonly certDir: string;
+    readonly listen: ListenAddress;
+    /** Identity Secrets and peer names the chart passes, over the chart defaults. */
+    readonly identityOverrides?: IdentityOverrides;
+  };
   readonly health: ListenAddress;
   readonly metrics: ListenAddress;
   /** How often every agent's state is compared with the desired configuration. @default 10 s */

@@ -19,4 +19,4 @@ export {
 export { type WebhookOptions, createReviewer, defaultDeadlineMs, startWebhook } from './webhook.ts';
 export type { KindRoutes, ObjectAdmissionValidator } from './object-validators.ts';
 export { type RoutingReviewer, routingKindRoutes } from './routing-validators.ts';
-export { releaseIdentities } from './release-identities.ts';
+export { type IdentityOverrides, releaseIdentities } from './release-identities.ts';
