@@ -41,9 +41,9 @@ function repeatable(value: string, previous: readonly string[] | undefined): str
 async function serve(flags: WebhookFlags): Promise<void> {
   const { parseValues } = await import('../validation/parse-values.ts');
   const webhook = await import('../webhook/index.ts');
-  const { pino } = await import('pino');
+  const { createLogger } = await import('../logger.ts');
   const { readPackageVersion } = await import('../version.ts');
-  const log = pino({ base: { component: 'webhook' } });
+  const log = createLogger({ component: 'webhook' });
 
   const layers: Record<string, unknown>[] = [];
   for (const path of flags.values ?? []) {

@@ -1,6 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { endpointsFromPods, parseAgentEndpoints } from './agent-discovery.ts';
+import { endpointsFromPods } from './agent-discovery.ts';
+import { parseAgentEndpoints } from './agent-endpoints.ts';
 
 describe('agent discovery', () => {
   it('parses --agent-endpoints, named or not, sorted by name', () => {

@@ -3,9 +3,9 @@
  * then a graceful stop (the leader releases its Lease). Exit code 0 after a requested stop,
  * 1 when it cannot start.
  */
-import { pino } from 'pino';
 import { describeError } from '../errors.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
+import { createLogger } from '../logger.ts';
 import { readPackageVersion } from '../version.ts';
 import { type ControllerOptions, startController } from './controller.ts';
 
@@ -13,11 +13,8 @@ export async function runController(
   options: Omit<ControllerOptions, 'kubeConfig' | 'userAgent'>,
   process_: { readonly logLevel: string; readonly kubeconfig?: string },
 ): Promise<number> {
-  const logger = pino({
-    level: process_.logLevel,
-    base: { component: 'controller', identity: options.identity },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+  const logger = createLogger({ component: 'controller', level: process_.logLevel }).child({
+    identity: options.identity,
   });
   const version = readPackageVersion();
   logger.info(
