@@ -5,6 +5,7 @@
  */
 import { describeError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
+import { stopOnSignal } from '../stop-on-signal.ts';
 import { readPackageVersion } from '../version.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { startAgent } from './agent-server.ts';
@@ -21,15 +22,6 @@ export async function runAgentProcess(options: AgentOptions, logLevel: string): 
     return 1;
   }
   const running = agent;
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      logger.info({ signal }, 'agent stopping');
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      void running.close().finally(resolve);
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
+  await stopOnSignal(logger, 'agent', () => running.close());
   return 0;
 }

@@ -1,23 +1,11 @@
 /** `haptic agent`, `haptic agent health` and `haptic agent state`: commander wiring only. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type ListenAddress, parseListenAddress } from '../agent/agent-options.ts';
+import type { ListenAddress } from '../agent/agent-options.ts';
 import { defaultApplyLimits } from '../agent/apply-request.ts';
+import { listenAddress, seconds } from './option-parsers.ts';
 
 const defaultLocalSocket = '/var/run/haptic/agent.sock';
 const dnsName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-function listenAddress(value: string): ListenAddress {
-  const parsed = parseListenAddress(value);
-  if (typeof parsed === 'string') throw new InvalidArgumentError(parsed);
-  return parsed;
-}
-
-function seconds(value: string): number {
-  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) {
-    throw new InvalidArgumentError('must be a positive number of seconds.');
-  }
-  return Number(value) * 1000;
-}
 
 function clientName(value: string): string {
   if (value.length > 253 || !dnsName.test(value.toLowerCase())) {

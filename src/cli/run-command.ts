@@ -6,10 +6,10 @@
 import { hostname } from 'node:os';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ListenAddress } from '../agent/agent-options.ts';
-import { parseListenAddress } from '../agent/agent-options.ts';
 import type { AgentEndpoint } from '../controller/agent-client.ts';
-import { parseAgentEndpoints } from '../controller/agent-discovery.ts';
+import { parseAgentEndpoints } from '../controller/agent-endpoints.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
+import { listenAddress, seconds } from './option-parsers.ts';
 
 interface RunFlags extends IdentityFlags {
   readonly namespace: string;
@@ -34,19 +34,6 @@ interface RunFlags extends IdentityFlags {
   readonly kubeconfig?: string;
   readonly haproxyBinary: string;
   readonly logLevel: string;
-}
-
-function listen(value: string): ListenAddress {
-  const parsed = parseListenAddress(value);
-  if (typeof parsed === 'string') throw new InvalidArgumentError(parsed);
-  return parsed;
-}
-
-function seconds(value: string): number {
-  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) {
-    throw new InvalidArgumentError('must be a positive number of seconds.');
-  }
-  return Number(value) * 1000;
 }
 
 function port(value: string): number {
@@ -202,18 +189,18 @@ export function registerRunCommand(program: Command): void {
     )
     .addOption(
       new Option('--webhook-listen <address>', 'admission webhook address')
-        .argParser(listen)
-        .default(listen(':9443'), ':9443'),
+        .argParser(listenAddress)
+        .default(listenAddress(':9443'), ':9443'),
     )
     .addOption(
       new Option('--health-listen <address>', '/healthz and /readyz address')
-        .argParser(listen)
-        .default(listen(':8080'), ':8080'),
+        .argParser(listenAddress)
+        .default(listenAddress(':8080'), ':8080'),
     )
     .addOption(
       new Option('--metrics-listen <address>', 'Prometheus /metrics address')
-        .argParser(listen)
-        .default(listen(':9090'), ':9090'),
+        .argParser(listenAddress)
+        .default(listenAddress(':9090'), ':9090'),
     )
     .option(
       '--default-ssl-certificate <namespace/name>',

@@ -6,6 +6,7 @@
 import { describeError } from '../errors.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { createLogger } from '../logger.ts';
+import { stopOnSignal } from '../stop-on-signal.ts';
 import { readPackageVersion } from '../version.ts';
 import { type ControllerOptions, startController } from './controller.ts';
 
@@ -45,15 +46,6 @@ export async function runController(
     'controller running',
   );
   const running = controller;
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      logger.info({ signal }, 'controller stopping');
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      void running.close().finally(resolve);
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
+  await stopOnSignal(logger, 'controller', () => running.close());
   return 0;
 }
