@@ -1,46 +1,8 @@
-import { execa } from 'execa';
-import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../../../dev/lib/tools.ts';
+import { runCheckExpiry } from '../../support/check-expiry.ts';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
 import { apply, renderTemplate } from './chart-objects.ts';
 import { check, names, renew } from './renewal-harness.ts';
-
-/**
- * The "Check expiry" script of the agent-certificates guide, verbatim. It hard-codes
- * namespace `haptic`; the test substitutes `-n haptic` with the test's namespace (as
- * `sed 's/-n haptic/-n <ns>/g'` would) and changes nothing else.
- */
-const guideScript = `set -euo pipefail
-needs_rotation=0
-for deployment in haptic-controller haptic-haproxy; do
-secret=$(kubectl get deployment "$deployment" -n haptic -o json |
-jq -er '.spec.template.spec.volumes[] | select(.name == "agent-tls").secret.secretName')
-for key in tls.crt ca.crt; do
-printf '%s %s: ' "$secret" "$key"
-if ! kubectl get secret "$secret" -n haptic -o json |
-jq -er --arg key "$key" '.data[$key]' | base64 -d |
-openssl x509 -noout -enddate -checkend 2592000; then
-needs_rotation=1
-fi
-done
-done
-test "$needs_rotation" -eq 0
-`;
-
-async function runGuideScript(
-  ns: string,
-): Promise<{ exitCode: number | undefined; stdout: string }> {
-  const script = guideScript.replaceAll('-n haptic', `-n ${ns}`);
-  const result = await execa('bash', ['-c', script], {
-    env: {
-      PATH: `${projectRoot}.tools/bin:${process.env.PATH ?? ''}`,
-      KUBECONFIG: inject('kubeconfig'),
-    },
-    reject: false,
-  });
-  return { exitCode: result.exitCode, stdout: result.stdout };
-}
 
 /** A namespace with the chart's two Deployments, whose agent-tls volumes name the identities. */
 async function withDeployments(prefix: string): Promise<string> {
@@ -55,7 +17,7 @@ describe('checking certificate expiry', () => {
     const ns = await withDeployments('certs-expiry');
     expect((await renew(ns)).exitCode).toBe(0);
 
-    const script = await runGuideScript(ns);
+    const script = await runCheckExpiry(ns);
     expect(script.exitCode).toBe(0);
     const lines = script.stdout.split('\n');
     expect(lines).toHaveLength(8);
@@ -103,7 +65,7 @@ describe('checking certificate expiry', () => {
     const ns = await withDeployments('certs-expiring');
     expect((await renew(ns, { validityDays: 20 })).exitCode).toBe(0);
 
-    const script = await runGuideScript(ns);
+    const script = await runCheckExpiry(ns);
     expect(script.exitCode).toBe(1);
     expect(
       script.stdout.split('\n').filter((line) => line === 'Certificate will expire'),

@@ -1,8 +1,6 @@
-import { join } from 'node:path';
-import { execa } from 'execa';
-import { describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../../dev/lib/tools.ts';
+import { describe, expect, it } from 'vitest';
 import { embeddedChartDir } from '../../../src/render/index.ts';
+import { runCheckExpiry } from '../../support/check-expiry.ts';
 import {
   createTestNamespace,
   helm,
@@ -146,33 +144,9 @@ describe('release lifecycle with hooks run by the Job runner', () => {
     expect(created.exitCode).toBe(0);
     const install = await helm(['install', 'haptic', chart, '-n', 'haptic', '--timeout', '120s']);
     expect(install.exitCode).toBe(0);
-    const result = await execa('bash', ['-c', checkExpiry], {
-      reject: false,
-      env: {
-        PATH: `${join(projectRoot, '.tools/bin')}:${process.env.PATH ?? ''}`,
-        KUBECONFIG: inject('kubeconfig'),
-      },
-    });
+    const result = await runCheckExpiry();
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('haptic-agent-server-tls tls.crt: notAfter=');
   });
 });
-
-// agent-certificates.txt, "Check expiry", verbatim.
-const checkExpiry = `set -euo pipefail
-needs_rotation=0
-for deployment in haptic-controller haptic-haproxy; do
-secret=$(kubectl get deployment "$deployment" -n haptic -o json |
-jq -er '.spec.template.spec.volumes[] | select(.name == "agent-tls").secret.secretName')
-for key in tls.crt ca.crt; do
-printf '%s %s: ' "$secret" "$key"
-if ! kubectl get secret "$secret" -n haptic -o json |
-jq -er --arg key "$key" '.data[$key]' | base64 -d |
-openssl x509 -noout -enddate -checkend 2592000; then
-needs_rotation=1
-fi
-done
-done
-test "$needs_rotation" -eq 0
-`;
