@@ -48,12 +48,24 @@ export function kubectl(args: readonly string[], input?: string): Promise<Comman
   return run(toolPath('kubectl'), args, input);
 }
 
+/**
+ * client-go's informational and warning log lines (klog format, e.g. `I1129 16:54:08.51 30275
+ * reflector.go:664] "Warning: watch ended with error" ...`), which Helm 4's status watcher
+ * prints when it cancels its own watches. They are not Helm's output; errors (`E...`) stay.
+ */
+const clientGoNotice = /^[IW]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] .*$/;
+
 /** Runs the pinned helm (v3 by default) against the shared control plane. */
-export function helm(
+export async function helm(
   args: readonly string[],
   binary: 'helm' | 'helm4' = 'helm',
 ): Promise<CommandResult> {
-  return run(toolPath(binary), args);
+  const result = await run(toolPath(binary), args);
+  const stderr = result.stderr
+    .split('\n')
+    .filter((line) => !clientGoNotice.test(line))
+    .join('\n');
+  return { ...result, stderr };
 }
 
 export interface RunnerEntry {
