@@ -81,12 +81,12 @@ export class LeaderElection {
     this.#stopped = true;
     clearTimeout(this.#timer);
     await this.#running;
-    if (this.#leading) {
-      await this.#release().catch((error: unknown) => {
-        this.#options.logger.warn({ err: describeError(error) }, 'could not release the Lease');
-      });
-      this.#setLeading(false);
-    }
+    // Release whenever the Lease still names us, even if a slow renewal already made us stop
+    // leading locally: otherwise the next leader waits out the whole lease duration.
+    await this.#release().catch((error: unknown) => {
+      this.#options.logger.warn({ err: describeError(error) }, 'could not release the Lease');
+    });
+    this.#setLeading(false);
   }
 
   #schedule(ms: number): void {
