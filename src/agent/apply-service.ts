@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import { configFileName } from './api-types.ts';
 import type { DesiredFile } from './apply-request.ts';
 import { checkHAProxyConfig } from './config-check.ts';
-import { inspectHaproxyConfig } from './config-lint.ts';
+import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
 import type { ConfigFileStore } from './file-store.ts';
 import { type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
 import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';

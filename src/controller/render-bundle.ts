@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Liquid } from 'liquidjs';
-import { inspectHaproxyConfig } from '../agent/config-lint.ts';
+import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
 import type { BundleFile } from './agent-client.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import { type ExcludedIngress, type ModelResult, buildRoutingModel } from './routing-model.ts';

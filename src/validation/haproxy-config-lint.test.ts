@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { inspectHaproxyConfig } from './config-lint.ts';
+import { inspectHaproxyConfig } from './haproxy-config-lint.ts';
 
 const lintHaproxyConfig = (config: string) => inspectHaproxyConfig(config).findings;
 const declaredBackends = (config: string) => inspectHaproxyConfig(config).backends;
-import { splitConfigLine } from './config-words.ts';
+import { splitConfigLine } from './haproxy-config-words.ts';
 
 const safe = `global
   log stderr format raw local0

@@ -6,7 +6,7 @@
  * setuid switches, and environment changes. A keyword that comes from an environment
  * variable is refused too, since its meaning is unknown until HAProxy runs.
  */
-import { type ConfigLine, type ConfigWord, splitConfig } from './config-words.ts';
+import { type ConfigLine, type ConfigWord, splitConfig } from './haproxy-config-words.ts';
 
 export interface LintFinding {
   /** 1-based line number in haproxy.cfg. */
