@@ -14,7 +14,7 @@ import type {
   SecretView,
   ServiceView,
 } from '../src/controller/cluster-snapshot.ts';
-import { type IngressView, readIngress } from '../src/controller/ingress-view.ts';
+import { type IngressView, readIngress } from '../src/validation/ingress-view.ts';
 
 const dir = join(projectRoot, 'chart/files/default-template');
 const file = (name: string): string => readFileSync(join(dir, name), 'utf8');

@@ -3,7 +3,7 @@
  * needs. Built from the informers' caches (or, for admission, from those caches with one
  * object replaced). Plain data, so the routing model stays pure.
  */
-import type { IngressView } from './ingress-view.ts';
+import type { IngressView } from '../validation/ingress-view.ts';
 
 export interface ServicePortView {
   readonly name: string;

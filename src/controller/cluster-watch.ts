@@ -24,7 +24,7 @@ import type { Logger } from 'pino';
 import { makeApiClient } from '../kube/api-client.ts';
 import type { RequestCounter } from '../kube/request-counter.ts';
 import { type ClusterSnapshot, type EndpointSliceView, objectKey } from './cluster-snapshot.ts';
-import { type IngressView, ingressIsOurs, readIngress } from './ingress-view.ts';
+import { type IngressView, ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
 import {
   templateConfigGroup,
   templateConfigPlural,

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { type ClusterSnapshot, type ServiceView, objectKey } from './cluster-snapshot.ts';
 import type { ModelBackend, ModelServer } from './routing-model.ts';
-import type { ServiceRef } from './validate-ingress.ts';
+import type { ServiceRef } from '../validation/validate-ingress.ts';
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterSnapshot, EndpointSliceView } from './cluster-snapshot.ts';
-import { readIngress } from './ingress-view.ts';
+import { readIngress } from '../validation/ingress-view.ts';
 import { buildRoutingModel } from './routing-model.ts';
 
 function view(

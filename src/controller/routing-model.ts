@@ -7,11 +7,11 @@
  * Secret are served with the default certificate and reported as a warning.
  */
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
-import { isProblem } from './ingress-checks.ts';
-import type { IngressView } from './ingress-view.ts';
+import { isProblem } from '../validation/ingress-checks.ts';
+import type { IngressView } from '../validation/ingress-view.ts';
 import { backendName, buildBackend } from './model-backends.ts';
 import { certificatePem } from './tls-secret.ts';
-import { type ValidIngress, validateIngress } from './validate-ingress.ts';
+import { type ValidIngress, validateIngress } from '../validation/validate-ingress.ts';
 
 export interface ModelRoute {
   /** Host as written; `*` for rules without a host. */

@@ -10,9 +10,9 @@ import type { RoutingReviewer } from '../webhook/index.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
-import { isProblem } from './ingress-checks.ts';
-import { ingressIsOurs, readIngress } from './ingress-view.ts';
-import { validateIngress } from './validate-ingress.ts';
+import { isProblem } from '../validation/ingress-checks.ts';
+import { ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
+import { validateIngress } from '../validation/validate-ingress.ts';
 
 export interface RoutingReviewerOptions {
   readonly watch: Pick<ClusterWatch, 'snapshot' | 'templateConfig' | 'ourClassIsDefault'>;
