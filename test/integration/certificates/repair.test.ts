@@ -1,9 +1,6 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
+import { type SelfSigned, selfSignedCertificate } from '../../support/self-signed.ts';
 import { peersAuthenticate } from './peer-verification.ts';
 import {
   type Snapshot,
@@ -24,33 +21,11 @@ import {
 const b64 = (value: string): string => Buffer.from(value).toString('base64');
 
 /** A self-signed certificate and key made with openssl, unrelated to any CA of the run. */
-async function foreignCertificate(): Promise<{ cert: string; key: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'foreign-'));
-  await execa('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    join(dir, 'key.pem'),
-    '-out',
-    join(dir, 'cert.pem'),
-    '-days',
-    '3650',
-    '-subj',
-    '/CN=haptic-agent',
-    '-addext',
-    'subjectAltName=DNS:haptic-agent',
-    '-addext',
-    'extendedKeyUsage=serverAuth',
-  ]);
-  return {
-    cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
-    key: readFileSync(join(dir, 'key.pem'), 'utf8'),
-  };
+function foreignCertificate(): Promise<SelfSigned> {
+  return selfSignedCertificate('haptic-agent', {
+    days: 3650,
+    extensions: ['extendedKeyUsage=serverAuth'],
+  });
 }
 
 async function patchData(

@@ -13,7 +13,6 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { execa } from 'execa';
 import {
   type ControllerReplica,
   type HAProxyReplica,
@@ -22,6 +21,7 @@ import {
 } from '../../../dev/local-pods/release-pods.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { adminKubeConfig, createTestNamespace, helm, kubectl } from '../../support/cluster.ts';
+import { selfSignedCertificate } from '../../support/self-signed.ts';
 
 export interface Backend {
   readonly name: string;
@@ -172,26 +172,7 @@ export class LocalSite {
 
   /** A TLS Secret with a self-signed certificate for `host`. */
   async tlsSecret(name: string, host: string): Promise<string> {
-    const dir = mkdtempSync(join(this.dir, 'cert-'));
-    await execa('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      join(dir, 'tls.key'),
-      '-out',
-      join(dir, 'tls.crt'),
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${host}`,
-      '-addext',
-      `subjectAltName=DNS:${host}`,
-    ]);
+    const { dir } = await selfSignedCertificate(host, { parent: this.dir });
     const result = await kubectl([
       'create',
       'secret',
