@@ -56,21 +56,30 @@ export interface ReleasePodsOptions {
   readonly ownerPid?: number | null;
 }
 
+/** A replica of one of the release's Deployments, in its own directory under `options.dir`. */
+function createReleasePod(
+  options: ReleasePodsOptions,
+  deployment: string,
+  name: string,
+): Promise<LocalPod> {
+  return LocalPod.create({
+    kubeConfig: options.kubeConfig,
+    namespace: options.namespace,
+    deployment,
+    podName: name,
+    dir: join(options.dir, name),
+    ...(options.hapticCommand === undefined ? {} : { hapticCommand: options.hapticCommand }),
+    ...(options.ownerPid === undefined ? {} : { ownerPid: options.ownerPid }),
+  });
+}
+
 /** Starts one haptic-haproxy replica on `address`. */
 export async function startHAProxyReplica(
   options: ReleasePodsOptions,
   name: string,
   address: string,
 ): Promise<HAProxyReplica> {
-  const pod = await LocalPod.create({
-    kubeConfig: options.kubeConfig,
-    namespace: options.namespace,
-    deployment: options.haproxyDeployment ?? 'haptic-haproxy',
-    podName: name,
-    dir: join(options.dir, name),
-    ...(options.hapticCommand === undefined ? {} : { hapticCommand: options.hapticCommand }),
-    ...(options.ownerPid === undefined ? {} : { ownerPid: options.ownerPid }),
-  });
+  const pod = await createReleasePod(options, options.haproxyDeployment ?? 'haptic-haproxy', name);
   const agentArgs = pod.containerRun('agent').argv;
   const listen = flagValue(agentArgs, '--listen') ?? ':5555';
   const agentPort = Number(listen.slice(listen.lastIndexOf(':') + 1));
@@ -121,15 +130,11 @@ export async function controllerReplica(
   address: string,
   replica: ControllerReplicaOptions,
 ): Promise<ControllerReplica> {
-  const pod = await LocalPod.create({
-    kubeConfig: options.kubeConfig,
-    namespace: options.namespace,
-    deployment: options.controllerDeployment ?? 'haptic-controller',
-    podName: name,
-    dir: join(options.dir, name),
-    ...(options.hapticCommand === undefined ? {} : { hapticCommand: options.hapticCommand }),
-    ...(options.ownerPid === undefined ? {} : { ownerPid: options.ownerPid }),
-  });
+  const pod = await createReleasePod(
+    options,
+    options.controllerDeployment ?? 'haptic-controller',
+    name,
+  );
   const endpoints = replica.agents
     .map((agent) => `${agent.name}=${agent.address}:${agent.agentPort}`)
     .join(',');
