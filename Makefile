@@ -29,12 +29,14 @@ typecheck: setup
 test-unit: setup
 	vitest run --project unit
 
+# Integration tests run under the egress guard: the run fails if anything it started sent a
+# packet off this machine (dev/egress-guard.ts).
 test-integration: build
-	vitest run --project integration
+	node dev/egress-guard.ts -- vitest run --project integration
 
-## All set-up, then lint, typecheck, unit and integration tests.
+## All set-up, then lint, typecheck, unit and integration tests (under the egress guard).
 test: build lint typecheck
-	vitest run
+	node dev/egress-guard.ts -- vitest run
 
 ## The main job: control plane, helm install, controller + two agent/HAProxy pairs, a sample
 ## backend and Ingress with TLS, answers through both replicas. Ctrl-C stops everything.

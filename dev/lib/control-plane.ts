@@ -2,8 +2,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { generateClusterPki, type ClusterPki } from './cluster-pki.ts';
+import { clusterCidrs, serviceCidr } from './cluster-network.ts';
 import { freePort } from './free-port.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
+import { holdUnreachableRoutes } from './local-routes.ts';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
 import { toolPath } from './tools.ts';
 
@@ -31,6 +33,10 @@ export interface ControlPlaneOptions {
  * certificates, service-account issuer and keys (TokenRequest works), RBAC authorization,
  * the ValidatingAdmissionWebhook plugin. Nothing runs Pods: there is no scheduler, kubelet
  * or controller-manager (the hook-Job runner stands in for the Job controller).
+ *
+ * Before anything starts, the cluster's Service and Pod ranges are routed `unreachable`
+ * (local-routes.ts): a call to a ClusterIP (kube-apiserver calling a webhook through its
+ * Service) fails at once with "no route to host" instead of leaving the machine.
  */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const { dir } = options;
@@ -39,6 +45,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const pki = generateClusterPki(join(dir, 'pki'));
   const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
   const owner = options.ownerPid === undefined ? {} : { ownerPid: options.ownerPid };
+  const routes = await holdUnreachableRoutes(
+    clusterCidrs,
+    join(dir, 'logs', 'cluster-routes.log'),
+    options.ownerPid,
+  );
 
   const etcd = startSupervised({
     name: 'etcd',
@@ -76,7 +87,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       '--api-audiences=https://kubernetes.default.svc.cluster.local',
       '--authorization-mode=RBAC',
       '--enable-admission-plugins=NamespaceLifecycle,ServiceAccount,ValidatingAdmissionWebhook,MutatingAdmissionWebhook,ValidatingAdmissionPolicy',
-      '--service-cluster-ip-range=10.96.0.0/16',
+      `--service-cluster-ip-range=${serviceCidr}`,
       '--allow-privileged=true',
       '--endpoint-reconciler-type=none',
       '--v=0',
@@ -84,10 +95,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     logFile: join(dir, 'logs', 'kube-apiserver.log'),
     ...owner,
   });
-  const processes = [etcd, apiserver];
+  const processes = [routes, etcd, apiserver];
   const stop = async (): Promise<void> => {
     await apiserver.stop();
     await etcd.stop();
+    await routes.stop();
   };
 
   const kubeconfigPath = join(dir, 'kubeconfig');

@@ -1,0 +1,175 @@
+/**
+ * Counts the packets a command and everything it starts send off this machine. The command
+ * runs in a cgroup of its own; an iptables/ip6tables chain in OUTPUT counts packets of that
+ * cgroup that do not go out the loopback interface and are not for the local cluster's own
+ * ranges (cluster-network.ts), and records each destination in an xt_recent list, so the
+ * report names them. Rules, lists and cgroup exist only for the run.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import { clusterCidrs } from './cluster-network.ts';
+
+export interface EgressReport {
+  /** Packets counted, IPv4 and IPv6 together. */
+  readonly packets: number;
+  /** Destination addresses, as the kernel recorded them. */
+  readonly destinations: readonly string[];
+}
+
+/** Destinations in an xt_recent list (`src=<address> ttl: … last_seen: …` lines). */
+export function parseRecentList(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => /^src=(\S+)/.exec(line)?.[1])
+    .filter((address): address is string => address !== undefined);
+}
+
+/** The packet counter of the rule that carries `marker` in `iptables -L -v -n -x` output. */
+export function parseRuleCounter(listing: string, marker: string): number {
+  const line = listing.split('\n').find((entry) => entry.includes(marker));
+  const packets = line?.trim().split(/\s+/)[0];
+  return packets !== undefined && /^\d+$/.test(packets) ? Number(packets) : 0;
+}
+
+/** Where the cgroup v2 hierarchy is mounted (`/sys/fs/cgroup` or `/sys/fs/cgroup/unified`). */
+function cgroup2Mount(): string {
+  const mount = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' '))
+    .find((fields) => fields[2] === 'cgroup2')?.[1];
+  if (mount === undefined) {
+    throw new Error('The egress guard needs a cgroup v2 hierarchy (none is mounted).');
+  }
+  return mount;
+}
+
+function run(command: string, args: readonly string[]): string {
+  const result = spawnSync(command, args, { encoding: 'utf8' });
+  if (result.status !== 0) {
+    const why = result.error?.message ?? result.stderr.trim();
+    throw new Error(`${command} ${args.join(' ')} failed: ${why}`);
+  }
+  return result.stdout;
+}
+
+const families = [
+  { tool: 'iptables', suffix: '4' },
+  { tool: 'ip6tables', suffix: '6' },
+] as const;
+
+export class EgressGuard {
+  readonly #chain: string;
+  readonly #cgroupPath: string;
+  readonly #cgroupDir: string;
+
+  constructor(id: string) {
+    this.#chain = `HAPTIC-EGRESS-${id}`;
+    this.#cgroupPath = `haptic-egress-${id}`;
+    this.#cgroupDir = join(cgroup2Mount(), this.#cgroupPath);
+  }
+
+  #list(suffix: string): string {
+    return `${this.#cgroupPath}-${suffix}`;
+  }
+
+  /** Creates the cgroup and the counting chains. */
+  install(): void {
+    mkdirSync(this.#cgroupDir);
+    for (const { tool, suffix } of families) {
+      run(tool, ['-w', '-N', this.#chain]);
+      run(tool, ['-w', '-A', this.#chain, '-o', 'lo', '-j', 'RETURN']);
+      if (suffix === '4') {
+        for (const cidr of clusterCidrs) {
+          run(tool, ['-w', '-A', this.#chain, '-d', cidr, '-j', 'RETURN']);
+        }
+      }
+      run(tool, [
+        '-w',
+        '-A',
+        this.#chain,
+        '-m',
+        'cgroup',
+        '--path',
+        this.#cgroupPath,
+        '-m',
+        'recent',
+        '--name',
+        this.#list(suffix),
+        '--rdest',
+        '--set',
+      ]);
+      run(tool, ['-w', '-I', 'OUTPUT', '1', '-j', this.#chain]);
+    }
+  }
+
+  /** Runs a command inside the guarded cgroup; resolves with its exit code. */
+  run(command: string, args: readonly string[]): Promise<number> {
+    const procs = join(this.#cgroupDir, 'cgroup.procs');
+    // The shell joins the cgroup, then becomes the command: everything it starts is inside.
+    const child = spawn('sh', ['-c', 'echo $$ > "$0" && exec "$@"', procs, command, ...args], {
+      stdio: 'inherit',
+    });
+    const forward = (signal: NodeJS.Signals): void => {
+      child.kill(signal);
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    return new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        process.off('SIGINT', forward);
+        process.off('SIGTERM', forward);
+        resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
+      });
+    });
+  }
+
+  /** What was counted so far. */
+  report(): EgressReport {
+    let packets = 0;
+    const destinations: string[] = [];
+    for (const { tool, suffix } of families) {
+      const listing = run(tool, ['-w', '-L', this.#chain, '-v', '-n', '-x']);
+      packets += parseRuleCounter(listing, `name: ${this.#list(suffix)}`);
+      const recent = `/proc/net/xt_recent/${this.#list(suffix)}`;
+      if (existsSync(recent)) destinations.push(...parseRecentList(readFileSync(recent, 'utf8')));
+    }
+    return { packets, destinations };
+  }
+
+  /**
+   * Removes chains and cgroup. Processes the command left behind in the cgroup are stopped
+   * first (they are the run's, and would keep the cgroup alive).
+   */
+  async uninstall(): Promise<void> {
+    for (const { tool } of families) {
+      spawnSync(tool, ['-w', '-D', 'OUTPUT', '-j', this.#chain]);
+      spawnSync(tool, ['-w', '-F', this.#chain]);
+      spawnSync(tool, ['-w', '-X', this.#chain]);
+    }
+    if (!existsSync(this.#cgroupDir)) return;
+    const procs = join(this.#cgroupDir, 'cgroup.procs');
+    const members = (): number[] =>
+      readFileSync(procs, 'utf8').split('\n').filter(Boolean).map(Number);
+    const deadline = Date.now() + 5_000;
+    while (members().length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (const pid of members()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    while (members().length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    rmdirSync(this.#cgroupDir);
+  }
+}
+
+/** The failure message: how many packets, to where, and what to do. */
+export function describeEgress(report: EgressReport): string {
+  const where = report.destinations.length > 0 ? report.destinations.join(', ') : 'unknown';
+  return `${report.packets} packet(s) left this machine from the guarded run, to: ${where}. Nothing the suite starts may reach an address other than loopback or the local cluster's own ranges; find the caller of that address.`;
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { describeEgress, parseRecentList, parseRuleCounter } from '../../dev/lib/egress-guard.ts';
+
+describe('egress guard report', () => {
+  it('reads every destination of an xt_recent list', () => {
+    const list =
+      'src=10.242.255.2 ttl: 64 last_seen: 4294921744 oldest_pkt: 1 4294921744\n' +
+      'src=2001:db8::7 ttl: 64 last_seen: 4294921745 oldest_pkt: 1 4294921745\n';
+    expect(parseRecentList(list)).toEqual(['10.242.255.2', '2001:db8::7']);
+    expect(parseRecentList('')).toEqual([]);
+  });
+
+  it("reads the packet counter of the rule that records into the run's list", () => {
+    const listing = [
+      'Chain HAPTIC-EGRESS-42 (1 references)',
+      '    pkts      bytes target     prot opt in     out     source               destination',
+      '      12      900 RETURN     0    --  *      lo      0.0.0.0/0            0.0.0.0/0',
+      '       5      269            0    --  *      *       0.0.0.0/0            0.0.0.0/0            cgroup haptic-egress-42 recent: SET name: haptic-egress-42-4 side: dest mask: 255.255.255.255',
+    ].join('\n');
+    expect(parseRuleCounter(listing, 'name: haptic-egress-42-4')).toBe(5);
+    expect(parseRuleCounter(listing, 'name: haptic-egress-42-6')).toBe(0);
+  });
+
+  it('names the destinations and the fix', () => {
+    expect(describeEgress({ packets: 2, destinations: ['198.51.100.7'] })).toMatch(
+      /^2 packet\(s\) left this machine from the guarded run, to: 198\.51\.100\.7\. /,
+    );
+  });
+});
