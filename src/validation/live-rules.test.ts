@@ -93,6 +93,30 @@ describe('live rules', () => {
     expect(findings(external, [agentSecret, controllerSecret])).toEqual([]);
   });
 
+  it('reject a CA in ca.crt that issued neither external identity (a smuggled trust anchor)', async () => {
+    const stray = await makeCa('stray-ca');
+    const smuggled = secret(
+      'agent-id',
+      identityData({ leaf: agent, trust: [ca.certificate, stray.certificate] }),
+    );
+    expect(findings(external, [smuggled, controllerSecret])).toEqual([
+      'error UnrelatedCaReplacement secret/agent-id/ca.crt: ca.crt of Secret haptic/agent-id trusts the CA CN=stray-ca, which issued neither the agent nor the controller certificate of this release: remove it from ca.crt; to move to that CA, ' +
+        'set ca.crt to the new CA, previous-ca.crt to the current ca.crt and previous-ca-until at most 24 hours ahead in one write, then replace tls.crt and tls.key, then remove previous-ca.crt and previous-ca-until.',
+    ]);
+  });
+
+  it('accept identities from two CAs when each ca.crt holds both', async () => {
+    const other = await makeCa('controller-ca');
+    const otherController = await makeLeaf('controller', 'controller.example.internal', other);
+    const both = [ca.certificate, other.certificate];
+    expect(
+      findings(external, [
+        secret('agent-id', identityData({ leaf: agent, trust: both })),
+        secret('controller-id', identityData({ leaf: otherController, trust: both })),
+      ]),
+    ).toEqual([]);
+  });
+
   it('reject a missing external identity, saying how to create it', () => {
     expect(findings(external, [agentSecret])).toEqual([
       'error SecretMissing haproxy.agent.tls.clientSecretName: haproxy.agent.tls.clientSecretName names Secret haptic/controller-id, which does not exist: create it with the controller identity (tls.crt, tls.key, ca.crt) before installing or upgrading, or correct the name.',

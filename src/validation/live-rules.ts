@@ -80,16 +80,28 @@ function credentialFindings({ plan, live }: LiveSubject): Finding[] {
       ];
 }
 
-function externalIdentityFindings(subject: LiveSubject, role: 'server' | 'client'): Finding[] {
-  const { plan, live, now, decoder } = subject;
+/** An external identity Secret of the release as found: absent, or decoded (maybe unusable). */
+function foundIdentity(subject: LiveSubject, role: 'server' | 'client') {
+  const { plan, live, decoder } = subject;
   const planned = plannedSecret(plan, role);
-  if (plan.agentProvider !== 'external' || planned === undefined) return [];
+  if (plan.agentProvider !== 'external' || planned === undefined) return undefined;
   const secret = live.secrets.get(planned.name);
-  if (secret === undefined) {
+  const state =
+    secret === undefined
+      ? undefined
+      : decoder.identity(secret.data, `Secret ${secretLabel(secret)}`);
+  return { planned, secret, state };
+}
+
+function externalIdentityFindings(subject: LiveSubject, role: 'server' | 'client'): Finding[] {
+  const { plan, now } = subject;
+  const found = foundIdentity(subject, role);
+  if (found === undefined) return [];
+  const { planned, secret, state } = found;
+  if (secret === undefined || state === undefined) {
     return [missing(plan, planned, `the ${roleNames[role]} identity (tls.crt, tls.key, ca.crt)`)];
   }
   const secretName = secretLabel(secret);
-  const state = decoder.identity(secret.data, `Secret ${secretName}`);
   const identity: IdentitySubject = {
     name: secret.name,
     label: secretName,
@@ -98,9 +110,10 @@ function externalIdentityFindings(subject: LiveSubject, role: 'server' | 'client
     state,
     now,
   };
-  const found = checkIdentity(identity);
-  const material = found === undefined ? [] : [found];
+  const problem = checkIdentity(identity);
+  const material = problem === undefined ? [] : [problem];
   if (state.state !== 'present') return material;
+  const peer = foundIdentity(subject, role === 'server' ? 'client' : 'server')?.state;
   return [
     ...material,
     ...checkTrust({
@@ -108,6 +121,7 @@ function externalIdentityFindings(subject: LiveSubject, role: 'server' | 'client
       label: secretName,
       old: undefined,
       next: state.material,
+      ...(peer?.state === 'present' ? { peer: peer.material } : {}),
       mode: 'live',
       now,
     }),

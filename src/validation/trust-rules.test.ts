@@ -35,15 +35,35 @@ const stage2 = material({
   until: inHours(1),
 });
 const stage3 = material({ leaf: newLeaf, trust: [newCa.certificate] });
+const bundle = material({ leaf: oldLeaf, trust: [oldCa.certificate, unrelatedCa.certificate] });
+const expiredStage1 = material({
+  leaf: oldLeaf,
+  trust: [newCa.certificate],
+  previous: [oldCa.certificate],
+  until: inHours(-1),
+});
 
 function verdicts(
   old: IdentityMaterial | undefined,
   next: IdentityMaterial,
   mode: 'write' | 'live' = 'write',
+  peer?: IdentityMaterial,
 ): string[] {
-  return checkTrust({ name: 'id', label: 'haptic/id', old, next, mode, now }).map(
-    (f) => `${f.severity} ${f.code} ${f.path}: ${f.message}`,
-  );
+  return checkTrust({
+    name: 'id',
+    label: 'haptic/id',
+    old,
+    next,
+    ...(peer === undefined ? {} : { peer }),
+    mode,
+    now,
+  }).map((f) => `${f.severity} ${f.code} ${f.path}: ${f.message}`);
+}
+
+/** `severity code key` of a verdict line. */
+function code(verdict: string): string {
+  const [severity, name, path] = verdict.split(' ');
+  return `${severity ?? ''} ${name ?? ''} ${(path ?? '').replace(/^secret\/id\//, '').replace(/:$/, '')}`;
 }
 
 describe('trust transitions', () => {
@@ -57,18 +77,81 @@ describe('trust transitions', () => {
       material({ leaf: oldLeaf, trust: [renewedOldCa.certificate] }),
     ],
     [
-      'a CA added beside the current one',
+      'the renewed CA beside the current one',
       plain,
-      material({ leaf: oldLeaf, trust: [oldCa.certificate, newCa.certificate] }),
+      material({ leaf: oldLeaf, trust: [oldCa.certificate, renewedOldCa.certificate] }),
     ],
     ['an unchanged Secret', plain, plain],
+    ['a CA dropped from a bundle', bundle, plain],
+    [
+      'stage 2 after the deadline passed (the late identities are still replaced)',
+      expiredStage1,
+      material({
+        leaf: newLeaf,
+        trust: [newCa.certificate],
+        previous: [oldCa.certificate],
+        until: inHours(-1),
+      }),
+    ],
   ])('accepts %s', (_, old, next) => {
-    expect(verdicts(old, next)).toEqual([]);
+    expect(verdicts(old, next).filter((v) => v.startsWith('error'))).toEqual([]);
   });
 
   it('rejects an unrelated CA replacing ca.crt without the overlap', () => {
     expect(verdicts(plain, material({ leaf: oldLeaf, trust: [unrelatedCa.certificate] }))).toEqual([
-      'error UnrelatedCaReplacement secret/id/ca.crt: ca.crt of Secret haptic/id replaces the CA CN=old-ca with CN=unrelated-ca, which is neither a renewal of it nor introduced with previous-ca.crt set to the current CA: first add the new CA to ca.crt with previous-ca.crt holding the current CA and previous-ca-until at most 24 hours ahead, then replace tls.crt and tls.key, then remove previous-ca.crt and previous-ca-until.',
+      'error UnrelatedCaReplacement secret/id/ca.crt: ca.crt of Secret haptic/id adds the CA CN=unrelated-ca, which is neither a CA the Secret trusts now (CN=old-ca) nor a renewal of one (same subject and key), and previous-ca.crt does not keep the current ca.crt: ' +
+        'a new CA enters only by a rotation: set ca.crt to the new CA, previous-ca.crt to the current ca.crt and previous-ca-until at most 24 hours ahead in one write, then replace tls.crt and tls.key, then remove previous-ca.crt and previous-ca-until.',
+    ]);
+  });
+
+  it('rejects an unrelated CA added beside the current one (the first write of a two-write replacement)', () => {
+    expect(verdicts(plain, bundle).map(code)).toEqual(['error UnrelatedCaReplacement ca.crt']);
+  });
+
+  it('rejects an unrelated CA however the writes are split, and accepts the same CA by rotation', () => {
+    // Each sequence starts at `plain` and is applied write by write; a write that is denied
+    // is not stored, so the next one is judged against the last admitted state.
+    const run = (steps: readonly IdentityMaterial[]): string[] => {
+      let current = plain;
+      const denials: string[] = [];
+      for (const [index, step] of steps.entries()) {
+        const errors = verdicts(current, step).filter((v) => v.startsWith('error'));
+        if (errors.length === 0) current = step;
+        else denials.push(`write ${String(index + 1)}: ${errors.map(code).join(', ')}`);
+      }
+      return denials;
+    };
+    const attackerOnly = material({ leaf: oldLeaf, trust: [unrelatedCa.certificate] });
+    expect(run([bundle, attackerOnly])).toEqual([
+      'write 1: error UnrelatedCaReplacement ca.crt',
+      'write 2: error UnrelatedCaReplacement ca.crt',
+    ]);
+    expect(
+      run([
+        material({
+          leaf: oldLeaf,
+          trust: [oldCa.certificate],
+          previous: [unrelatedCa.certificate],
+          until: inHours(1),
+        }),
+        attackerOnly,
+      ]),
+    ).toEqual([
+      'write 1: error UnrelatedCaReplacement previous-ca.crt',
+      'write 2: error UnrelatedCaReplacement ca.crt',
+    ]);
+    expect(run([stage1, stage2, stage3])).toEqual([]);
+  });
+
+  it('rejects bringing back a previous CA whose deadline passed', () => {
+    const refreshed = material({
+      leaf: oldLeaf,
+      trust: [newCa.certificate],
+      previous: [oldCa.certificate],
+      until: inHours(1),
+    });
+    expect(verdicts(expiredStage1, refreshed).map(code)).toEqual([
+      'error UnrelatedCaReplacement previous-ca.crt',
     ]);
   });
 
@@ -79,7 +162,7 @@ describe('trust transitions', () => {
       previous: [unrelatedCa.certificate],
       until: inHours(1),
     });
-    expect(verdicts(plain, next).map((v) => v.split(' ')[1])).toEqual(['UnrelatedCaReplacement']);
+    expect(verdicts(plain, next).map(code)).toEqual(['error UnrelatedCaReplacement ca.crt']);
   });
 
   it('rejects a new rotation while previous-ca.crt is still present', () => {
@@ -164,6 +247,39 @@ describe('trust transitions', () => {
     ]);
     expect(verdicts(undefined, far, 'live').map((v) => v.split(' ')[1])).toEqual([
       'PreviousTrustDeadlineTooFar',
+    ]);
+  });
+});
+
+describe('trust as found in the cluster (preflight)', () => {
+  const peerOld = material({ leaf: oldLeaf, trust: [oldCa.certificate] });
+  const peerNew = material({ leaf: newLeaf, trust: [newCa.certificate] });
+  const crossed = material({ leaf: oldLeaf, trust: [oldCa.certificate, newCa.certificate] });
+
+  it.each([
+    ['one CA that issued both identities', plain, peerOld],
+    ['each identity from its own CA, both CAs in ca.crt', crossed, peerNew],
+    ['stage 1 of a rotation', stage1, peerOld],
+    ['stage 2 with the peer not yet replaced', stage2, peerOld],
+    ['stage 2 with both identities replaced', stage2, peerNew],
+    ['stage 3', stage3, peerNew],
+    ['a rotation whose deadline passed (the identity rules report it)', expiredStage1, peerOld],
+  ])('accepts %s', (_, next, peer) => {
+    expect(verdicts(undefined, next, 'live', peer).filter((v) => v.startsWith('error'))).toEqual(
+      [],
+    );
+  });
+
+  it('rejects a CA in ca.crt that issued neither identity, naming it and the way to move to it', () => {
+    expect(verdicts(undefined, bundle, 'live', peerOld)).toEqual([
+      'error UnrelatedCaReplacement secret/id/ca.crt: ca.crt of Secret haptic/id trusts the CA CN=unrelated-ca, which issued neither the agent nor the controller certificate of this release: remove it from ca.crt; to move to that CA, ' +
+        'set ca.crt to the new CA, previous-ca.crt to the current ca.crt and previous-ca-until at most 24 hours ahead in one write, then replace tls.crt and tls.key, then remove previous-ca.crt and previous-ca-until.',
+    ]);
+  });
+
+  it('without a readable peer, judges by its own certificate only', () => {
+    expect(verdicts(undefined, crossed, 'live').map(code)).toEqual([
+      'error UnrelatedCaReplacement ca.crt',
     ]);
   });
 });

@@ -101,6 +101,25 @@ describe('validateSecretWrite', () => {
     ]);
   });
 
+  it('denies both writes of a CA replacement split in two (add beside, then drop the old)', async () => {
+    const unrelated = await makeCa('unrelated-ca');
+    const added = {
+      ...server,
+      data: identityData({ leaf: agent, trust: [ca.certificate, unrelated.certificate] }),
+    };
+    const alone = {
+      ...server,
+      data: identityData({ leaf: agent, trust: [unrelated.certificate] }),
+    };
+    expect(codes(server, added)).toEqual(['error:UnrelatedCaReplacement', 'denied']);
+    // The first write was denied, so the second meets the old CA again.
+    expect(codes(server, alone)).toEqual([
+      'error:UnrelatedCaReplacement',
+      'error:IdentityUntrusted',
+      'denied',
+    ]);
+  });
+
   it('allows deleting an identity with a warning', () => {
     expect(codes(server, undefined, 'DELETE')).toEqual(['warning:SecretDeleted', 'allowed']);
   });

@@ -1,0 +1,59 @@
+/**
+ * The trust set of an identity Secret and how its CAs relate: which CAs its peers accept now,
+ * which ones are the same CA (a renewal keeps subject and key), and which ones anchor an
+ * identity's certificate chain. Pure; the rules that judge a trust set are in trust-rules.ts.
+ */
+import type { IdentityMaterial } from '../certs/renewal-input.ts';
+import { isSignedBy, publicKeysEqual, type x509 } from '../pki/index.ts';
+import { fingerprintOf } from './certificate-memo.ts';
+
+/** The CAs a peer accepts at `now`: ca.crt, and previous-ca.crt while previous-ca-until is ahead. */
+export function acceptedCas(
+  material: IdentityMaterial,
+  now: Date,
+): readonly x509.X509Certificate[] {
+  const previous = material.previousTrust;
+  return previous !== undefined && previous.until.getTime() > now.getTime()
+    ? [...material.trust, ...previous.certificates]
+    : material.trust;
+}
+
+/** A renewal keeps the CA's subject and key (cert-manager renews its root this way). */
+export function isRenewalOf(candidate: x509.X509Certificate, ca: x509.X509Certificate): boolean {
+  return candidate.subject === ca.subject && publicKeysEqual(candidate, ca);
+}
+
+/** True when `ca` is one of `known`, or a renewal of one of them. */
+export function isKnownCa(
+  ca: x509.X509Certificate,
+  known: readonly x509.X509Certificate[],
+): boolean {
+  const print = fingerprintOf(ca);
+  return known.some((other) => fingerprintOf(other) === print || isRenewalOf(ca, other));
+}
+
+/** True when `ca` is a certificate of `chain` or signed one of them (an anchor of the chain). */
+export function anchorsChain(
+  ca: x509.X509Certificate,
+  chain: readonly x509.X509Certificate[],
+): boolean {
+  const print = fingerprintOf(ca);
+  return chain.some(
+    (certificate) => fingerprintOf(certificate) === print || isSignedBy(certificate, ca),
+  );
+}
+
+/** The same certificates, in any order. */
+export function sameCertificates(
+  a: readonly x509.X509Certificate[],
+  b: readonly x509.X509Certificate[],
+): boolean {
+  const left = new Set(a.map(fingerprintOf));
+  const right = new Set(b.map(fingerprintOf));
+  return left.size === right.size && [...left].every((print) => right.has(print));
+}
+
+/** Subjects of certificates, as messages list them. */
+export function subjectsOf(certificates: readonly x509.X509Certificate[]): string {
+  return certificates.map((certificate) => certificate.subject).join(', ');
+}
