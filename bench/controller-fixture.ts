@@ -113,5 +113,5 @@ export async function snapshotOf(n: number): Promise<ClusterSnapshot> {
   const secrets = new Map<string, SecretView>([
     ['app/tls', { namespace: 'app', name: 'tls', data: await tlsData('example.com') }],
   ]);
-  return { ingresses, services, endpointSlices: slices, secrets };
+  return { ingresses, services, endpointSlices: slices, secrets, fqdnNames: new Map() };
 }

@@ -34,6 +34,9 @@ export interface SecretView {
   readonly data: Readonly<Record<string, string>>;
 }
 
+/** What the controller's resolver found for one FQDN endpoint name. */
+export type NameResolution = { readonly addresses: readonly string[] } | { readonly error: string };
+
 export interface ClusterSnapshot {
   /** Ingresses of our class only. */
   readonly ingresses: readonly IngressView[];
@@ -43,6 +46,13 @@ export interface ClusterSnapshot {
   readonly endpointSlices: ReadonlyMap<string, readonly EndpointSliceView[]>;
   /** By `namespace/name`. */
   readonly secrets: ReadonlyMap<string, SecretView>;
+  /**
+   * FQDN endpoints: `disabled` when the controller serves none (`--fqdn-endpoints=false`);
+   * otherwise what each name used by a backend resolved to. A name not resolved yet is absent.
+   * The model renders these addresses, never the names, so HAProxy cannot resolve a name
+   * differently from what was checked.
+   */
+  readonly fqdnNames: 'disabled' | ReadonlyMap<string, NameResolution>;
 }
 
 export function objectKey(namespace: string, name: string): string {

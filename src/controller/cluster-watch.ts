@@ -24,6 +24,8 @@ import type { Logger } from 'pino';
 import { makeApiClient } from '../kube/api-client.ts';
 import type { RequestCounter } from '../kube/request-counter.ts';
 import { type ClusterSnapshot, type EndpointSliceView, objectKey } from './cluster-snapshot.ts';
+import { FqdnResolver } from './fqdn-resolver.ts';
+import { fqdnNamesInUse } from './model-backends.ts';
 import { type IngressView, ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
 import {
   templateConfigGroup,
@@ -42,6 +44,12 @@ export interface ClusterWatchOptions {
   readonly namespace: string;
   readonly templateConfigName: string;
   readonly ingressClass: string;
+  /**
+   * Serve endpoints of FQDN EndpointSlices (resolved here, checked by the model). false:
+   * every FQDN endpoint is refused with an Event (`--fqdn-endpoints=false`).
+   * @default true
+   */
+  readonly fqdnEndpoints?: boolean;
   readonly onChange: (kind: WatchedKind) => void;
   readonly logger: Logger;
 }
@@ -58,11 +66,21 @@ export class ClusterWatch {
   readonly #slices: ListWatch<V1EndpointSlice>;
   readonly #secrets: ListWatch<V1Secret>;
   readonly #configs: ListWatch<KubernetesObject>;
+  readonly #resolver: FqdnResolver | undefined;
   #synced = false;
   #stopping = false;
 
   constructor(options: ClusterWatchOptions) {
     this.#options = options;
+    this.#resolver =
+      options.fqdnEndpoints === false
+        ? undefined
+        : new FqdnResolver({
+            logger: options.logger,
+            onChange: () => {
+              if (this.#synced) options.onChange('EndpointSlice');
+            },
+          });
     const kc = options.kubeConfig;
     const client = { counter: options.counter, userAgent: options.userAgent };
     const core = makeApiClient(kc, CoreV1Api, client);
@@ -159,6 +177,7 @@ export class ClusterWatch {
   async stop(): Promise<void> {
     this.#synced = false;
     this.#stopping = true;
+    this.#resolver?.stop();
     await Promise.all(
       [
         this.#ingresses,
@@ -232,6 +251,10 @@ export class ClusterWatch {
         return [objectKey(namespace, name), { namespace, name, data: secret.data ?? {} }] as const;
       }),
     );
-    return { ingresses, services, endpointSlices, secrets };
+    const fqdnNames =
+      this.#resolver === undefined
+        ? 'disabled'
+        : this.#resolver.resolutions(fqdnNamesInUse(ingresses, endpointSlices));
+    return { ingresses, services, endpointSlices, secrets, fqdnNames };
   }
 }

@@ -1,20 +1,40 @@
 /**
  * Backends of the routing model: a Service port resolved to its EndpointSlices' ready
- * endpoints, each address checked for the slice's family (or as a DNS name in FQDN slices).
- * Servers are sorted, so the same slices give the same server lines.
+ * endpoints. Every server address is an IP address checked by `addressRefusal` (IPv4 and
+ * IPv6 slices as written, FQDN slices as the controller resolved them), so HAProxy never
+ * resolves a name itself and never proxies to its own host. Servers are sorted, so the same
+ * slices give the same server lines.
  */
 import { isIP } from 'node:net';
-import { type ClusterSnapshot, type ServiceView, objectKey } from './cluster-snapshot.ts';
+import {
+  type ClusterSnapshot,
+  type EndpointSliceView,
+  type ServiceView,
+  objectKey,
+} from './cluster-snapshot.ts';
+import { addressRefusal } from './endpoint-addresses.ts';
+import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
 import type { ModelBackend, ModelServer } from './routing-model.ts';
+import type { BackendView, IngressView } from '../validation/ingress-view.ts';
 import type { ServiceRef } from '../validation/validate-ingress.ts';
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+function portText(ref: ServiceRef): string {
+  return 'number' in ref.port ? String(ref.port.number) : ref.port.name;
+}
+
+/**
+ * `<namespace>:<service>:<port>`. Namespaces, Service names and port names are DNS labels
+ * (checked by validateIngress) and port numbers are digits, none of which contains `:`, so
+ * the name splits back into its three parts: two backends never share a name. Templates'
+ * own backends (`haptic_not_found`) contain no `:`, so they never collide with these either.
+ * HAProxy accepts `:` in proxy names; the longest name is 63 + 1 + 63 + 1 + 63 characters.
+ */
 export function backendName(namespace: string, ref: ServiceRef): string {
-  const port = 'number' in ref.port ? String(ref.port.number) : ref.port.name;
-  return `${namespace}_${ref.name}_${port}`;
+  return `${namespace}:${ref.name}:${portText(ref)}`;
 }
 
 function servicePortName(service: ServiceView | undefined, ref: ServiceRef): string | undefined {
@@ -26,50 +46,134 @@ function servicePortName(service: ServiceView | undefined, ref: ServiceRef): str
   return port?.name;
 }
 
-export function buildBackend(
-  snapshot: ClusterSnapshot,
-  namespace: string,
-  ref: ServiceRef,
-): ModelBackend {
-  const service = snapshot.services.get(objectKey(namespace, ref.name));
-  const portName = servicePortName(service, ref);
-  const servers = new Map<string, ModelServer>();
-  if (portName !== undefined) {
-    for (const slice of snapshot.endpointSlices.get(objectKey(namespace, ref.name)) ?? []) {
-      const port = slice.ports.find((p) => p.name === portName)?.port;
-      if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) continue;
-      for (const endpoint of slice.endpoints) {
-        if (!endpoint.ready) continue;
-        for (const address of endpoint.addresses) {
-          if (!acceptedAddress(slice.addressType, address)) continue;
-          const key = `${address}:${port}`;
-          const endpoint = isIP(address) === 6 ? `[${address}]:${port}` : key;
-          servers.set(key, { name: '', address, port, endpoint });
-        }
-      }
-    }
-  }
-  const sorted = [...servers.entries()].sort(([a], [b]) => compare(a, b));
-  return {
-    name: backendName(namespace, ref),
-    namespace,
-    service: ref.name,
-    servicePort: 'number' in ref.port ? String(ref.port.number) : ref.port.name,
-    servers: sorted.map(([, server], i) => ({ ...server, name: `s${i + 1}` })),
-  };
+/** An endpoint left out, with why: an EndpointRefused or EndpointUnresolved warning. */
+export type EndpointProblem = Omit<ModelWarning, 'ingress'>;
+
+export interface BackendResult {
+  readonly backend: ModelBackend;
+  readonly problems: readonly EndpointProblem[];
 }
 
 const dnsName =
   /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
 
 /**
- * Addresses a server line may carry: IP addresses of their family, and DNS names in FQDN
- * slices, handed to HAProxy as written (it resolves them; a dotted IPv4 literal, which the
- * API accepts as a name, resolves to itself; the default template lets unresolvable names
- * start disabled).
+ * The FQDN endpoint names the backends of these Ingresses may use: ready endpoints of FQDN
+ * slices of every Service an Ingress names (a superset of what the model renders, so that
+ * only names of our Ingresses' Services are ever resolved).
  */
-function acceptedAddress(addressType: string, address: string): boolean {
-  if (addressType === 'IPv4') return isIP(address) === 4;
-  if (addressType === 'IPv6') return isIP(address) === 6;
-  return addressType === 'FQDN' && dnsName.test(address);
+export function fqdnNamesInUse(
+  ingresses: readonly IngressView[],
+  endpointSlices: ClusterSnapshot['endpointSlices'],
+): Set<string> {
+  const services = new Set<string>();
+  const add = (namespace: string, backend: BackendView | undefined): void => {
+    if (backend?.serviceName !== undefined) services.add(objectKey(namespace, backend.serviceName));
+  };
+  for (const ingress of ingresses) {
+    add(ingress.namespace, ingress.defaultBackend);
+    for (const rule of ingress.rules) {
+      for (const path of rule.paths) add(ingress.namespace, path.backend);
+    }
+  }
+  const names = new Set<string>();
+  for (const service of services) {
+    for (const slice of endpointSlices.get(service) ?? []) {
+      if (slice.addressType !== 'FQDN') continue;
+      for (const endpoint of slice.endpoints) {
+        if (!endpoint.ready) continue;
+        for (const address of endpoint.addresses) if (dnsName.test(address)) names.add(address);
+      }
+    }
+  }
+  return names;
+}
+
+/** The IP addresses an endpoint address stands for, or the problem with it. */
+function endpointAddresses(
+  snapshot: ClusterSnapshot,
+  slice: EndpointSliceView,
+  address: string,
+  where: string,
+): { readonly addresses: readonly string[] } | { readonly problem: EndpointProblem | undefined } {
+  const family = slice.addressType === 'IPv4' ? 4 : slice.addressType === 'IPv6' ? 6 : 0;
+  if (family !== 0) return { addresses: isIP(address) === family ? [address] : [] };
+  if (slice.addressType !== 'FQDN' || !dnsName.test(address)) return { addresses: [] };
+  if (snapshot.fqdnNames === 'disabled') {
+    return {
+      problem: {
+        reason: ingressEventReasons.EndpointRefused,
+        message: `${where} is of type FQDN, and this controller serves no FQDN endpoints (--fqdn-endpoints=false); its endpoints are left out. List IP addresses in an IPv4 or IPv6 EndpointSlice instead.`,
+      },
+    };
+  }
+  const resolved = snapshot.fqdnNames.get(address);
+  if (resolved === undefined) return { problem: undefined };
+  if ('error' in resolved) {
+    return {
+      problem: {
+        reason: ingressEventReasons.EndpointUnresolved,
+        message: `${where} names ${address}, which does not resolve (${resolved.error}); it is left out until it does. Fix the name or its DNS records.`,
+      },
+    };
+  }
+  return { addresses: resolved.addresses };
+}
+
+/**
+ * The backend for one Service port, and the endpoints it leaves out. Endpoints not ready,
+ * of another family than their slice, or of an FQDN name not resolved yet are skipped
+ * silently (the API server or the next resolution fixes them).
+ */
+export function buildBackend(
+  snapshot: ClusterSnapshot,
+  namespace: string,
+  ref: ServiceRef,
+): BackendResult {
+  const service = snapshot.services.get(objectKey(namespace, ref.name));
+  const portName = servicePortName(service, ref);
+  const servers = new Map<string, ModelServer>();
+  const problems: EndpointProblem[] = [];
+  const slices =
+    portName === undefined ? [] : snapshot.endpointSlices.get(objectKey(namespace, ref.name));
+  for (const slice of slices ?? []) {
+    const port = slice.ports.find((p) => p.name === portName)?.port;
+    if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) continue;
+    const where = `EndpointSlice ${objectKey(slice.namespace, slice.name)} of Service ${objectKey(namespace, ref.name)}`;
+    for (const endpoint of slice.endpoints) {
+      if (!endpoint.ready) continue;
+      for (const written of endpoint.addresses) {
+        const found = endpointAddresses(snapshot, slice, written, where);
+        if ('problem' in found) {
+          if (found.problem !== undefined) problems.push(found.problem);
+          continue;
+        }
+        for (const address of found.addresses) {
+          const refusal = addressRefusal(address);
+          if (refusal !== undefined) {
+            const source = address === written ? '' : ` (${written} resolves to it)`;
+            problems.push({
+              reason: ingressEventReasons.EndpointRefused,
+              message: `${where} lists ${address}${source}, ${refusal}; HAProxy does not send traffic there. List the addresses of the Service's real endpoints.`,
+            });
+            continue;
+          }
+          const key = `${address}:${port}`;
+          const endpointText = isIP(address) === 6 ? `[${address}]:${port}` : key;
+          servers.set(key, { name: '', address, port, endpoint: endpointText });
+        }
+      }
+    }
+  }
+  const sorted = [...servers.entries()].sort(([a], [b]) => compare(a, b));
+  return {
+    backend: {
+      name: backendName(namespace, ref),
+      namespace,
+      service: ref.name,
+      servicePort: portText(ref),
+      servers: sorted.map(([, server], i) => ({ ...server, name: `s${i + 1}` })),
+    },
+    problems,
+  };
 }

@@ -1,17 +1,28 @@
-import { describe, expect, it } from 'vitest';
-import type { ClusterSnapshot, EndpointSliceView } from './cluster-snapshot.ts';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ClusterSnapshot, EndpointSliceView, SecretView } from './cluster-snapshot.ts';
+import { ingressEvents, ingressStates } from './ingress-events.ts';
 import { readIngress } from '../validation/ingress-view.ts';
 import { buildRoutingModel } from './routing-model.ts';
 
-function view(
-  name: string,
-  rules: readonly Record<string, unknown>[],
-  tls?: readonly Record<string, unknown>[],
-) {
+interface ViewOptions {
+  readonly namespace?: string;
+  readonly created?: string;
+  readonly tls?: readonly Record<string, unknown>[];
+}
+
+function view(name: string, rules: readonly Record<string, unknown>[], options: ViewOptions = {}) {
   const parsed = readIngress({
     kind: 'Ingress',
-    metadata: { namespace: 'app', name },
-    spec: { rules, ...(tls === undefined ? {} : { tls }) },
+    metadata: {
+      namespace: options.namespace ?? 'app',
+      name,
+      ...(options.created === undefined ? {} : { creationTimestamp: options.created }),
+    },
+    spec: { rules, ...(options.tls === undefined ? {} : { tls: options.tls }) },
   });
   if (typeof parsed === 'string') throw new Error(parsed);
   return parsed;
@@ -22,6 +33,8 @@ const path = (p: string, pathType: string, service = 'web') => ({
   pathType,
   backend: { service: { name: service, port: { name: 'http' } } },
 });
+
+const rule = (host: string, ...paths: ReturnType<typeof path>[]) => ({ host, http: { paths } });
 
 function slice(addressType: string, addresses: readonly string[], ready = true): EndpointSliceView {
   return {
@@ -36,36 +49,75 @@ function slice(addressType: string, addresses: readonly string[], ready = true):
 
 function snapshot(
   ingresses: ReturnType<typeof view>[],
-  slices: EndpointSliceView[] = [],
+  more: Partial<ClusterSnapshot> = {},
 ): ClusterSnapshot {
   return {
     ingresses,
-    services: new Map([
-      ['app/web', { namespace: 'app', name: 'web', ports: [{ name: 'http', port: 80 }] }],
-    ]),
-    endpointSlices: new Map([['app/web', slices]]),
+    services: new Map(
+      ['app', 'team'].flatMap((namespace) =>
+        ['web', 'other'].map(
+          (name) =>
+            [
+              `${namespace}/${name}`,
+              { namespace, name, ports: [{ name: 'http', port: 80 }] },
+            ] as const,
+        ),
+      ),
+    ),
+    endpointSlices: new Map(),
     secrets: new Map(),
+    fqdnNames: new Map(),
+    ...more,
   };
 }
 
 const now = new Date('2026-11-29T12:00:00Z');
+
+const tmp = mkdtempSync(join(tmpdir(), 'routing-model-'));
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A Secret with a self-signed certificate made by openssl; `key` as `openssl genpkey` args. */
+function tlsSecret(name: string, host: string, key: readonly string[]): SecretView {
+  const dir = mkdtempSync(join(tmp, `${name}-`));
+  execFileSync('openssl', ['genpkey', ...key, '-out', join(dir, 'tls.key')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      ...['req', '-x509', '-key', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt')],
+      ...['-days', '3', '-subj', `/CN=${host}`],
+    ],
+    { stdio: 'ignore' },
+  );
+  const data = (file: string) => readFileSync(join(dir, file)).toString('base64');
+  return {
+    namespace: 'app',
+    name,
+    data: { 'tls.crt': data('tls.crt'), 'tls.key': data('tls.key') },
+  };
+}
+
+const p256 = ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'];
 
 describe('buildRoutingModel', () => {
   it('orders map entries so Exact wins over Prefix and the longest prefix comes first', () => {
     const { model } = buildRoutingModel(
       snapshot([
         view('a', [
-          {
-            host: 'a.example.com',
-            http: { paths: [path('/', 'Prefix'), path('/api/', 'Prefix'), path('/api', 'Exact')] },
-          },
+          rule(
+            'a.example.com',
+            path('/', 'Prefix'),
+            path('/api/', 'Prefix'),
+            path('/api', 'Exact'),
+          ),
         ]),
       ]),
       { now },
     );
     expect(model.exactMap).toEqual([
-      { key: 'a.example.com/', backend: 'app_web_http' },
-      { key: 'a.example.com/api', backend: 'app_web_http' },
+      { key: 'a.example.com/', backend: 'app:web:http' },
+      { key: 'a.example.com/api', backend: 'app:web:http' },
     ]);
     expect(model.prefixMap.map((entry) => entry.key)).toEqual([
       'a.example.com/api/',
@@ -73,81 +125,265 @@ describe('buildRoutingModel', () => {
     ]);
   });
 
-  it('is the same whatever order the Ingresses arrive in, and the first Ingress by name keeps a contested path', () => {
-    const first = view('a', [
-      { host: 'x.example.com', http: { paths: [path('/', 'Prefix', 'web')] } },
-    ]);
-    const second = view('b', [
-      { host: 'x.example.com', http: { paths: [path('/', 'Prefix', 'other')] } },
-    ]);
-    const one = buildRoutingModel(snapshot([first, second]), { now });
-    const two = buildRoutingModel(snapshot([second, first]), { now });
-    expect(JSON.stringify(one.model)).toBe(JSON.stringify(two.model));
-    expect(one.model.routes.map((route) => route.ingress)).toEqual(['app/a']);
+  describe('contested hosts and paths: the oldest Ingress keeps them', () => {
+    // The victim is older; the newcomer's namespace sorts first, which decided it before.
+    const victim = view('shop', [rule('shop.example.com', path('/', 'Prefix'))], {
+      namespace: 'team',
+      created: '2026-01-01T00:00:00Z',
+    });
+    const newcomer = view(
+      'grab',
+      [rule('shop.example.com', path('/', 'Prefix', 'other'), path('/own', 'Prefix', 'other'))],
+      { namespace: 'app', created: '2026-06-01T00:00:00Z' },
+    );
+
+    it('serves the older Ingress, whatever order the Ingresses arrive in', () => {
+      const one = buildRoutingModel(snapshot([victim, newcomer]), { now });
+      const two = buildRoutingModel(snapshot([newcomer, victim]), { now });
+      expect(JSON.stringify(one)).toBe(JSON.stringify(two));
+      expect(one.model.routes.map((route) => `${route.path} ${route.ingress}`)).toEqual([
+        '/own app/grab',
+        '/ team/shop',
+      ]);
+    });
+
+    it('leaves out only the conflicting path of the newer Ingress, with one Event naming the holder and the fix', () => {
+      const result = buildRoutingModel(snapshot([victim, newcomer]), { now });
+      expect(result.excluded).toEqual([]);
+      expect(result.model.ingresses.map((ingress) => ingress.name)).toEqual(['grab', 'shop']);
+      expect(ingressEvents(result)).toEqual([
+        {
+          namespace: 'app',
+          name: 'grab',
+          reason: 'IngressConflict',
+          message:
+            'Ingress app/grab claims host shop.example.com, Prefix path / in spec.rules[0].http.paths[0], which Ingress team/shop (created earlier) already serves; that path is left out and the rest of app/grab is served. Use another host or path, or remove it from team/shop first.',
+        },
+      ]);
+      expect(ingressStates(result)).toEqual({ served: 1, conflicting: 1, excluded: 0 });
+    });
+
+    it.each([
+      ['a trailing slash on a Prefix path', path('/', 'Prefix'), path('//', 'Prefix'), true],
+      [
+        'ImplementationSpecific against Prefix',
+        path('/', 'Prefix'),
+        path('/', 'ImplementationSpecific'),
+        true,
+      ],
+      [
+        'Exact against Prefix on the same path (both served, Exact first)',
+        path('/x', 'Prefix'),
+        path('/x', 'Exact'),
+        false,
+      ],
+      ['different paths', path('/a', 'Prefix'), path('/b', 'Prefix'), false],
+    ])('%s', (_what, older, newer, conflict) => {
+      const first = view('one', [rule('h.example.com', older)], {
+        created: '2026-01-01T00:00:00Z',
+      });
+      const second = view('two', [rule('h.example.com', newer)], {
+        namespace: 'team',
+        created: '2026-01-02T00:00:00Z',
+      });
+      const result = buildRoutingModel(snapshot([second, first]), { now });
+      expect(result.model.routes.length).toBe(conflict ? 1 : 2);
+      expect(result.warnings.map((warning) => warning.reason)).toEqual(
+        conflict ? ['IngressConflict'] : [],
+      );
+    });
+
+    it('breaks equal ages by namespace then name, and counts an Ingress being created as the newest', () => {
+      const same = '2026-01-01T00:00:00Z';
+      const b = view('b', [rule('h.example.com', path('/', 'Prefix'))], { created: same });
+      const a = view('a', [rule('h.example.com', path('/', 'Prefix'))], {
+        namespace: 'team',
+        created: same,
+      });
+      const fresh = view('0', [rule('h.example.com', path('/', 'Prefix'))], { namespace: 'aaa' });
+      const result = buildRoutingModel(snapshot([fresh, a, b]), { now });
+      expect(result.model.routes.map((route) => route.ingress)).toEqual(['app/b']);
+      expect(result.warnings.map((warning) => warning.ingress)).toEqual(['team/a', 'aaa/0']);
+    });
+
+    it('serves a path written twice in one Ingress once, without a warning', () => {
+      const twice = view('twice', [
+        rule('h.example.com', path('/', 'Prefix'), path('/', 'Prefix', 'other')),
+      ]);
+      const result = buildRoutingModel(snapshot([twice]), { now });
+      expect(result.model.routes.map((route) => route.backend)).toEqual(['app:web:http']);
+      expect(result.warnings).toEqual([]);
+    });
   });
 
-  it('takes ready endpoints of matching families only; FQDN names as written', () => {
-    const { model } = buildRoutingModel(
-      snapshot(
-        [view('a', [{ host: 'a.example.com', http: { paths: [path('/', 'Prefix')] } }])],
+  describe('endpoints', () => {
+    const ingress = view('a', [rule('a.example.com', path('/', 'Prefix'))]);
+    const serve = (slices: EndpointSliceView[], more: Partial<ClusterSnapshot> = {}) =>
+      buildRoutingModel(
+        snapshot([ingress], { endpointSlices: new Map([['app/web', slices]]), ...more }),
+        {
+          now,
+        },
+      );
+
+    it('takes ready endpoints of matching families, and FQDN names as their resolved addresses', () => {
+      const result = serve(
         [
           slice('IPv4', ['10.0.0.2', '::1', '10.0.0.1']),
           slice('IPv6', ['fd00::1']),
-          slice('FQDN', ['db.example.com', 'bad name']),
+          slice('FQDN', ['db.example.com', 'pending.example.com', 'bad name']),
           slice('IPv4', ['10.0.0.9'], false),
         ],
-      ),
-      { now },
-    );
-    expect(model.backends[0]?.servers.map((server) => server.endpoint)).toEqual([
-      '10.0.0.1:8080',
-      '10.0.0.2:8080',
-      'db.example.com:8080',
-      '[fd00::1]:8080',
-    ]);
+        { fqdnNames: new Map([['db.example.com', { addresses: ['10.1.0.1', 'fd00::2'] }]]) },
+      );
+      expect(result.model.backends[0]?.servers.map((server) => server.endpoint)).toEqual([
+        '10.0.0.1:8080',
+        '10.0.0.2:8080',
+        '10.1.0.1:8080',
+        '[fd00::1]:8080',
+        '[fd00::2]:8080',
+      ]);
+      expect(result.warnings).toEqual([]);
+    });
+
+    it('refuses loopback, link-local and unspecified addresses, written or resolved, with an Event naming the slice', () => {
+      const result = serve(
+        [
+          slice('IPv4', ['169.254.169.254', '10.0.0.1']),
+          slice('IPv6', ['fe80::1']),
+          slice('FQDN', ['127.0.0.11', 'localhost.example', 'gone.example']),
+        ],
+        {
+          fqdnNames: new Map([
+            ['127.0.0.11', { addresses: ['127.0.0.11'] }],
+            ['localhost.example', { addresses: ['::1', '0.0.0.0'] }],
+            ['gone.example', { error: 'ENOTFOUND' }],
+          ]),
+        },
+      );
+      expect(result.model.backends[0]?.servers.map((server) => server.endpoint)).toEqual([
+        '10.0.0.1:8080',
+      ]);
+      const [event] = ingressEvents(result);
+      expect(event?.reason).toBe('EndpointRefused');
+      for (const text of [
+        'EndpointSlice app/web-IPv4 of Service app/web lists 169.254.169.254, a link-local address',
+        'EndpointSlice app/web-IPv6 of Service app/web lists fe80::1, a link-local address',
+        'EndpointSlice app/web-FQDN of Service app/web lists 127.0.0.11, a loopback address',
+        'lists ::1 (localhost.example resolves to it), a loopback address',
+        'lists 0.0.0.0 (localhost.example resolves to it), an unspecified address',
+        'names gone.example, which does not resolve (ENOTFOUND)',
+      ]) {
+        expect(event?.message).toContain(text);
+      }
+    });
+
+    it('refuses every FQDN endpoint when FQDN slices are turned off', () => {
+      const result = serve([slice('FQDN', ['db.example.com']), slice('IPv4', ['10.0.0.1'])], {
+        fqdnNames: 'disabled',
+      });
+      expect(result.model.backends[0]?.servers.map((server) => server.endpoint)).toEqual([
+        '10.0.0.1:8080',
+      ]);
+      expect(result.warnings).toEqual([
+        {
+          ingress: 'app/a',
+          reason: 'EndpointRefused',
+          message:
+            'EndpointSlice app/web-FQDN of Service app/web is of type FQDN, and this controller serves no FQDN endpoints (--fqdn-endpoints=false); its endpoints are left out. List IP addresses in an IPv4 or IPv6 EndpointSlice instead.',
+        },
+      ]);
+    });
   });
 
-  it('serves an Ingress whose TLS Secret is missing with a warning, and excludes one whose Secret is unusable', () => {
-    const missing = view(
-      'a',
-      [{ host: 'a.example.com', http: { paths: [path('/', 'Prefix')] } }],
-      [{ hosts: ['a.example.com'], secretName: 'nope' }],
-    );
-    const broken = view(
-      'b',
-      [{ host: 'b.example.com', http: { paths: [path('/', 'Prefix')] } }],
-      [{ hosts: ['b.example.com'], secretName: 'junk' }],
-    );
-    const state = snapshot([missing, broken]);
-    const result = buildRoutingModel(
-      {
-        ...state,
-        secrets: new Map([
-          [
-            'app/junk',
-            {
-              namespace: 'app',
-              name: 'junk',
-              data: {
-                'tls.crt': Buffer.from('x').toString('base64'),
-                'tls.key': Buffer.from('y').toString('base64'),
-              },
-            },
-          ],
-        ]),
-      },
-      { now },
-    );
-    expect(result.model.ingresses.map((ingress) => ingress.name)).toEqual(['a']);
-    expect(result.warnings[0]?.message).toContain(
-      'names the TLS Secret app/nope, which does not exist',
-    );
-    expect(result.excluded).toEqual([
-      expect.objectContaining({
-        name: 'b',
-        field: 'spec.tls',
-        message: expect.stringContaining('Secret app/junk has no PEM certificate') as unknown,
-      }),
+  describe('TLS', () => {
+    const good = tlsSecret('good', 'a.example.com', p256);
+    const weak = tlsSecret('weak', 'b.example.com', [
+      '-algorithm',
+      'RSA',
+      '-pkeyopt',
+      'rsa_keygen_bits:1024',
     ]);
+    const secrets = new Map([
+      ['app/good', good],
+      ['app/weak', weak],
+    ]);
+
+    it('serves an Ingress whose Secret is missing or unusable, its hosts on the default certificate, with an Event naming the Secret, the key and the fix', () => {
+      const missing = view('a', [rule('a.example.com', path('/', 'Prefix'))], {
+        tls: [{ hosts: ['a.example.com'], secretName: 'nope' }],
+      });
+      const broken = view('b', [rule('b.example.com', path('/', 'Prefix'))], {
+        tls: [{ hosts: ['b.example.com'], secretName: 'weak' }],
+      });
+      const result = buildRoutingModel(snapshot([missing, broken], { secrets }), { now });
+      expect(result.model.ingresses.map((ingress) => ingress.name)).toEqual(['a', 'b']);
+      expect(result.model.routes).toHaveLength(2);
+      expect(result.model.certificates).toEqual([]);
+      expect([...result.files.keys()]).toEqual([]);
+      expect(ingressEvents(result)).toEqual([
+        expect.objectContaining({
+          name: 'a',
+          reason: 'TLSSecretMissing',
+          message: expect.stringContaining(
+            'names the TLS Secret app/nope, which does not exist',
+          ) as unknown,
+        }),
+        expect.objectContaining({
+          name: 'b',
+          reason: 'TLSSecretInvalid',
+          message: expect.stringMatching(
+            /default certificate for b\.example\.com: Secret app\/weak: tls\.key is an RSA key of 1024 bits, which HAProxy does not load here; issue the certificate with an ECDSA P-256 key/,
+          ) as unknown,
+        }),
+      ]);
+    });
+
+    it('gives a TLS host to the oldest Ingress naming it; a newer one with another certificate loses that host only', () => {
+      const other = { ...tlsSecret('other', 'a.example.com', p256), namespace: 'team' };
+      const owner = view('owner', [rule('a.example.com', path('/', 'Prefix'))], {
+        created: '2026-01-01T00:00:00Z',
+        tls: [{ hosts: ['a.example.com'], secretName: 'good' }],
+      });
+      const rival = view('rival', [rule('c.example.com', path('/', 'Prefix', 'other'))], {
+        namespace: 'team',
+        created: '2026-02-01T00:00:00Z',
+        tls: [{ hosts: ['a.example.com', 'c.example.com'], secretName: 'other' }],
+      });
+      const result = buildRoutingModel(
+        snapshot([rival, owner], { secrets: new Map([...secrets, ['team/other', other]]) }),
+        { now },
+      );
+      expect(result.model.certificates).toEqual([
+        { file: 'ssl/app_good.pem', secret: 'app/good', hosts: ['a.example.com'] },
+        { file: 'ssl/team_other.pem', secret: 'team/other', hosts: ['c.example.com'] },
+      ]);
+      expect(ingressEvents(result)).toEqual([
+        expect.objectContaining({
+          name: 'rival',
+          reason: 'IngressConflict',
+          message: expect.stringContaining(
+            'names the TLS host a.example.com in spec.tls[0], which Ingress app/owner (created earlier) already names with another certificate',
+          ) as unknown,
+        }),
+      ]);
+    });
+
+    it('serves a TLS entry without hosts for the rule hosts only, and shares one Secret between Ingresses of its namespace', () => {
+      const one = view('one', [rule('a.example.com', path('/', 'Prefix'))], {
+        tls: [{ secretName: 'good' }],
+      });
+      const two = view('two', [rule('z.example.com', path('/', 'Prefix', 'other'))], {
+        tls: [{ hosts: ['z.example.com'], secretName: 'good' }],
+      });
+      const lone = view('lone', [], { tls: [{ secretName: 'good' }] });
+      const result = buildRoutingModel(snapshot([one, two, lone], { secrets }), { now });
+      expect(result.model.certificates).toEqual([
+        { file: 'ssl/app_good.pem', secret: 'app/good', hosts: ['a.example.com', 'z.example.com'] },
+      ]);
+      expect(result.warnings).toEqual([
+        expect.objectContaining({ ingress: 'app/lone', reason: 'TLSHostsMissing' }),
+      ]);
+    });
   });
 });

@@ -3,14 +3,26 @@
  * every value checked (see validate-ingress.ts). Pure and deterministic: the same snapshot
  * gives the same model, in the same order, whatever order the informers delivered objects in.
  *
- * Invalid Ingresses are excluded (each with its problem); Ingresses naming a missing TLS
- * Secret are served with the default certificate and reported as a warning.
+ * Tenants share one HAProxy, so no Ingress may hurt another:
+ * - an invalid Ingress is excluded whole (with its problem); the others are served;
+ * - a host and path (or TLS host) claimed by several Ingresses belongs to the oldest
+ *   (ingress-claims.ts); a newer one loses only that path, with a warning naming the holder;
+ * - TLS Secrets HAProxy would not load, and missing ones, leave their hosts on the default
+ *   certificate with a warning (model-certificates.ts);
+ * - backend names cannot collide, and no server points at the HAProxy host (model-backends.ts).
  */
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
+import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
+import { type EndpointProblem, backendName, buildBackend } from './model-backends.ts';
+import { buildCertificates } from './model-certificates.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
-import type { IngressView } from '../validation/ingress-view.ts';
-import { backendName, buildBackend } from './model-backends.ts';
-import { certificatePem } from './tls-secret.ts';
+import {
+  describeRoute,
+  olderFirst,
+  routeClaimKey,
+  servedHost,
+  servedPath,
+} from '../validation/ingress-claims.ts';
 import { type ValidIngress, validateIngress } from '../validation/validate-ingress.ts';
 
 export interface ModelRoute {
@@ -51,7 +63,7 @@ export interface ModelCertificate {
   /** Path of the PEM file under the base directory. */
   readonly file: string;
   readonly secret: string;
-  /** SNI names (empty: the certificate's own names). */
+  /** SNI names (never empty: an entry without hosts serves the Ingress's rule hosts). */
   readonly hosts: readonly string[];
 }
 
@@ -89,8 +101,11 @@ export interface ModelResult {
   /** Files the model refers to (certificates), path → content. */
   readonly files: ReadonlyMap<string, string>;
   readonly excluded: readonly ExcludedIngress[];
-  /** Non-fatal problems, one sentence each (missing Secrets, default certificate). */
-  readonly warnings: readonly { readonly ingress?: string; readonly message: string }[];
+  /**
+   * Parts of served Ingresses left out (conflicts, TLS Secrets, refused endpoints), one
+   * sentence each; `ingressEvents` turns them into one Event per Ingress.
+   */
+  readonly warnings: readonly ModelWarning[];
 }
 
 export interface ModelOptions {
@@ -99,14 +114,8 @@ export interface ModelOptions {
   readonly now: Date;
 }
 
-const defaultCertificateFile = 'ssl/default.pem';
-
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function trimSlash(path: string): string {
-  return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') || '/' : path;
 }
 
 function routeOrder(a: ModelRoute, b: ModelRoute): number {
@@ -143,122 +152,98 @@ function mapEntries(routes: readonly ModelRoute[]): {
   };
 }
 
-/** Builds the model; `ingresses` in the snapshot are already filtered to our class. */
-export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptions): ModelResult {
-  const excluded: ExcludedIngress[] = [];
-  const warnings: { ingress?: string; message: string }[] = [];
-  const files = new Map<string, string>();
-  const valid: { ingress: ValidIngress; tlsFiles: ModelCertificate[] }[] = [];
-  const sorted = [...snapshot.ingresses].sort((a: IngressView, b: IngressView) =>
-    compare(objectKey(a.namespace, a.name), objectKey(b.namespace, b.name)),
-  );
-  for (const view of sorted) {
-    const label = objectKey(view.namespace, view.name);
-    const checked = validateIngress(view);
-    if (isProblem(checked)) {
-      excluded.push({ namespace: view.namespace, name: view.name, ...checked });
-      continue;
-    }
-    const tlsFiles: ModelCertificate[] = [];
-    let problem: string | undefined;
-    for (const tls of checked.tls) {
-      const key = objectKey(view.namespace, tls.secretName);
-      const secret = snapshot.secrets.get(key);
-      if (secret === undefined) {
+/** The Ingresses' routes, each host and path to the oldest Ingress that claims it. */
+function claimRoutes(
+  ingresses: readonly ValidIngress[],
+  snapshot: ClusterSnapshot,
+  warnings: ModelWarning[],
+): { routes: ModelRoute[]; backends: ModelBackend[] } {
+  const routes = new Map<string, ModelRoute>();
+  const backends = new Map<
+    string,
+    { backend: ModelBackend; problems: readonly EndpointProblem[] }
+  >();
+  for (const ingress of ingresses) {
+    const label = objectKey(ingress.namespace, ingress.name);
+    const used = new Set<string>();
+    for (const route of ingress.routes) {
+      const key = routeClaimKey(route);
+      const holder = routes.get(key)?.ingress;
+      if (holder !== undefined) {
+        // A path written twice in one Ingress is served once; another Ingress's is a conflict.
+        if (holder === label) continue;
         warnings.push({
           ingress: label,
-          message: `Ingress ${label} names the TLS Secret ${key}, which does not exist; its hosts get the default certificate until it does.`,
+          reason: ingressEventReasons.IngressConflict,
+          message: `Ingress ${label} claims ${describeRoute(route)} in ${route.field}, which Ingress ${holder} (created earlier) already serves; that path is left out and the rest of ${label} is served. Use another host or path, or remove it from ${holder} first.`,
         });
         continue;
       }
-      const file = `ssl/${view.namespace}_${tls.secretName}.pem`;
-      const pem = certificatePem(secret.data, key, options.now);
-      if (!pem.ok) {
-        problem = pem.message;
-        break;
-      }
-      files.set(file, pem.pem);
-      tlsFiles.push({ file, secret: key, hosts: [...tls.hosts].sort(compare) });
-    }
-    if (problem !== undefined) {
-      excluded.push({
-        namespace: view.namespace,
-        name: view.name,
-        field: 'spec.tls',
-        message: `Ingress ${label} is not served: ${problem}`,
-      });
-      continue;
-    }
-    valid.push({ ingress: checked, tlsFiles });
-  }
-
-  const routes = new Map<string, ModelRoute>();
-  const backends = new Map<string, ModelBackend>();
-  const certificates = new Map<string, ModelCertificate>();
-  for (const { ingress, tlsFiles } of valid) {
-    for (const route of ingress.routes) {
       const backend = backendName(ingress.namespace, route.service);
       if (!backends.has(backend)) {
         backends.set(backend, buildBackend(snapshot, ingress.namespace, route.service));
       }
-      const host = route.host === '' ? '*' : route.host;
-      const exact = trimSlash(route.path);
-      const modelRoute: ModelRoute = {
+      used.add(backend);
+      const host = servedHost(route.host);
+      const path = servedPath(route.pathType, route.path);
+      routes.set(key, {
         host,
         pathType: route.pathType,
-        path: route.pathType === 'Prefix' ? exact : route.path,
-        exactKey: `${host}${route.pathType === 'Prefix' ? exact : route.path}`,
-        prefixKey: `${host}${exact === '/' ? '/' : `${exact}/`}`,
+        path,
+        exactKey: `${host}${path}`,
+        prefixKey: `${host}${path === '/' ? '/' : `${path}/`}`,
         backend,
-        ingress: objectKey(ingress.namespace, ingress.name),
-      };
-      const identity = `${host} ${modelRoute.pathType} ${modelRoute.path}`;
-      // The first Ingress (by namespace/name) that claims a host and path keeps it.
-      if (!routes.has(identity)) routes.set(identity, modelRoute);
-    }
-    for (const certificate of tlsFiles) {
-      const existing = certificates.get(certificate.file);
-      const hosts = [...new Set([...(existing?.hosts ?? []), ...certificate.hosts])].sort(compare);
-      certificates.set(certificate.file, { ...certificate, hosts });
-    }
-  }
-
-  let defaultCertificate: string | null = null;
-  if (options.defaultCertificate !== undefined) {
-    const secret = snapshot.secrets.get(options.defaultCertificate);
-    const pem =
-      secret === undefined
-        ? undefined
-        : certificatePem(secret.data, options.defaultCertificate, options.now);
-    if (pem?.ok === true) {
-      files.set(defaultCertificateFile, pem.pem);
-      defaultCertificate = defaultCertificateFile;
-    } else {
-      warnings.push({
-        message:
-          pem === undefined
-            ? `The default certificate Secret ${options.defaultCertificate} does not exist; HTTPS serves only the Ingresses' own certificates.`
-            : `The default certificate is not used: ${pem.message}`,
+        ingress: label,
       });
     }
+    for (const name of [...used].sort(compare)) {
+      for (const problem of backends.get(name)?.problems ?? []) {
+        warnings.push({ ingress: label, ...problem });
+      }
+    }
   }
+  return {
+    routes: [...routes.values()].sort(routeOrder),
+    backends: [...backends.values()]
+      .map(({ backend }) => backend)
+      .sort((a, b) => compare(a.name, b.name)),
+  };
+}
 
-  const sortedRoutes = [...routes.values()].sort(routeOrder);
+/** Builds the model; `ingresses` in the snapshot are already filtered to our class. */
+export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptions): ModelResult {
+  const excluded: ExcludedIngress[] = [];
+  const warnings: ModelWarning[] = [];
+  const valid: ValidIngress[] = [];
+  for (const view of [...snapshot.ingresses].sort(olderFirst)) {
+    const checked = validateIngress(view);
+    if (isProblem(checked)) {
+      excluded.push({ namespace: view.namespace, name: view.name, ...checked });
+    } else {
+      valid.push(checked);
+    }
+  }
+  const { routes, backends } = claimRoutes(valid, snapshot, warnings);
+  const tls = buildCertificates(valid, snapshot, options);
+  const byName = (a: ValidIngress, b: ValidIngress): number =>
+    compare(objectKey(a.namespace, a.name), objectKey(b.namespace, b.name));
   return {
     model: {
-      routes: sortedRoutes,
-      ...mapEntries(sortedRoutes),
-      backends: [...backends.values()].sort((a, b) => compare(a.name, b.name)),
-      certificates: [...certificates.values()].sort((a, b) => compare(a.file, b.file)),
-      defaultCertificate,
-      ingresses: valid.map(({ ingress }) => ({
+      routes,
+      ...mapEntries(routes),
+      backends,
+      certificates: tls.certificates,
+      defaultCertificate: tls.defaultCertificate,
+      ingresses: [...valid].sort(byName).map((ingress) => ({
         namespace: ingress.namespace,
         name: ingress.name,
         annotations: ingress.annotations,
       })),
     },
-    files,
-    excluded,
-    warnings,
+    files: tls.files,
+    excluded: [...excluded].sort((a, b) =>
+      compare(objectKey(a.namespace, a.name), objectKey(b.namespace, b.name)),
+    ),
+    warnings: [...warnings, ...tls.warnings],
   };
 }

@@ -3,16 +3,24 @@
  * current version in the watched state, the whole configuration is rendered, linted and
  * checked with `haproxy -c`, and a failure denies the write with HAProxy's message. Reviews
  * run at most `concurrency` at a time (the machine's cores: each check is a process).
+ *
+ * An Ingress that would newly claim a host and path another namespace's Ingress serves is
+ * denied before anything is rendered (ingress-claims.ts), as is one whose TLS Secret HAProxy
+ * would not load; what the model would leave out of an allowed Ingress comes back as
+ * admission warnings.
  */
 import { availableParallelism } from 'node:os';
 import { type Finding, type ValidationReport, validationCodes } from '../validation/index.ts';
+import { warning } from '../validation/finding.ts';
 import type { RoutingReviewer } from '../webhook/index.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
+import { ingressEventReasons } from './ingress-events.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
-import { ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
-import { validateIngress } from '../validation/validate-ingress.ts';
+import { newCrossNamespaceClaims } from '../validation/ingress-claims.ts';
+import { type IngressView, ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
+import { type ValidIngress, validateIngress } from '../validation/validate-ingress.ts';
 
 export interface RoutingReviewerOptions {
   readonly watch: Pick<ClusterWatch, 'snapshot' | 'templateConfig' | 'ourClassIsDefault'>;
@@ -56,6 +64,40 @@ function verdict(outcome: PipelineOutcome, subject: string): ValidationReport {
   }
 }
 
+/** Denies claims of hosts and paths that Ingresses of other namespaces serve. */
+function claimVerdict(
+  proposed: ValidIngress,
+  ingresses: readonly IngressView[],
+): ValidationReport | undefined {
+  let previous: ValidIngress | undefined;
+  const others: ValidIngress[] = [];
+  for (const view of ingresses) {
+    const checked = validateIngress(view);
+    if (isProblem(checked)) continue;
+    if (checked.namespace === proposed.namespace && checked.name === proposed.name) {
+      previous = checked;
+    } else {
+      others.push(checked);
+    }
+  }
+  const conflicts = newCrossNamespaceClaims(proposed, previous, others);
+  const [first] = conflicts;
+  if (first === undefined) return undefined;
+  const label = `${proposed.namespace}/${proposed.name}`;
+  const claims = conflicts
+    .slice(0, 3)
+    .map(
+      (conflict) => `${conflict.claim} (${conflict.field}), served by Ingress ${conflict.holder}`,
+    )
+    .join('; ');
+  const more = conflicts.length > 3 ? ` and ${String(conflicts.length - 3)} more` : '';
+  return deny(
+    validationCodes.IngressInvalid,
+    first.field,
+    `Ingress ${label} claims what an Ingress of another namespace already serves: ${claims}${more}. Use another host or path, or have the other Ingress's owner remove it first.`,
+  );
+}
+
 /** A counting semaphore: at most `limit` holders. */
 class Slots {
   readonly #limit: number;
@@ -96,9 +138,11 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
         const checked = validateIngress(view);
         if (isProblem(checked))
           return deny(validationCodes.IngressInvalid, checked.field, checked.message);
+        const current = options.watch.snapshot();
+        const claimed = claimVerdict(checked, current.ingresses);
+        if (claimed !== undefined) return claimed;
         const config = options.watch.templateConfig();
         if (config === undefined) return allowed;
-        const current = options.watch.snapshot();
         const snapshot: ClusterSnapshot = {
           ...current,
           ingresses: [
@@ -115,7 +159,20 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
         if (excluded !== undefined) {
           return deny(validationCodes.IngressInvalid, excluded.field, excluded.message);
         }
-        return verdict(outcome, `With ${label}`);
+        const key = `${view.namespace}/${view.name}`;
+        const warnings = (outcome.model?.warnings ?? []).filter((entry) => entry.ingress === key);
+        const tls = warnings.find((entry) => entry.reason === ingressEventReasons.TLSSecretInvalid);
+        if (tls !== undefined) return deny(validationCodes.IngressInvalid, 'spec.tls', tls.message);
+        const report = verdict(outcome, `With ${label}`);
+        return {
+          ...report,
+          findings: [
+            ...report.findings,
+            ...warnings.map((entry) =>
+              warning(validationCodes.IngressInvalid, 'spec', entry.message),
+            ),
+          ],
+        };
       }),
     reviewTemplateConfig: (next, namespace) =>
       slots.run(async () => {

@@ -1,11 +1,13 @@
 /**
  * Certificates for HAProxy from kubernetes.io/tls Secrets (hostile input). tls.crt and
- * tls.key are parsed, the key must belong to the leaf, and the file HAProxy receives is
- * re-encoded from the parsed objects: nothing of the Secret's bytes but the certificates and
- * the key reaches the configuration directory.
+ * tls.key are parsed, every key and signature must be one HAProxy loads (tls-key-policy.ts),
+ * the key must belong to the leaf, and the file HAProxy receives is re-encoded from the
+ * parsed objects: nothing of the Secret's bytes but the certificates and the key reaches the
+ * configuration directory.
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { describeError } from '../errors.ts';
+import { chainRefusal, keyRefusal } from './tls-key-policy.ts';
 
 export type CertificatePem =
   | { readonly ok: true; readonly pem: string; readonly notAfter: Date }
@@ -52,6 +54,8 @@ export function certificatePem(
       return { ok: false, message: `Secret ${label} has no PEM certificate in tls.crt.` };
     }
     const privateKey = createPrivateKey({ key, format: 'pem' });
+    const refusal = keyRefusal(privateKey, 'tls.key') ?? chainRefusal(chain);
+    if (refusal !== undefined) return { ok: false, message: `Secret ${label}: ${refusal}.` };
     if (!leaf.checkPrivateKey(privateKey)) {
       return {
         ok: false,

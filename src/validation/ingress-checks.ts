@@ -20,6 +20,7 @@ export type PathType = 'Exact' | 'Prefix';
 const dnsLabel = '[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?';
 const hostPattern = new RegExp(`^(\\*\\.)?${dnsLabel}(\\.${dnsLabel})*$`);
 const dns1123Subdomain = new RegExp(`^${dnsLabel}(\\.${dnsLabel})*$`);
+const dns1123Label = new RegExp(`^${dnsLabel}$`);
 const dns1035Label = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 /**
  * Characters of a path: RFC 3986 `pchar` and `/`, without `%` sequences that decode to control
@@ -37,6 +38,20 @@ const annotationNamePattern = /^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/;
 const maxHostLength = 253;
 /** Longest path accepted. @default 2048 */
 const maxPathLength = 2048;
+
+/**
+ * The Ingress's own namespace: a DNS label, as the API server guarantees. Checked anyway,
+ * because it becomes part of backend and file names.
+ */
+export function namespaceProblem(namespace: string, ingress: string): IngressProblem | undefined {
+  if (!dns1123Label.test(namespace)) {
+    return {
+      field: 'metadata.namespace',
+      message: `Ingress ${ingress} is in the namespace ${JSON.stringify(namespace.slice(0, 80))}, which is not a DNS label; create it in a namespace named with a-z, 0-9 and "-".`,
+    };
+  }
+  return undefined;
+}
 
 export function hostProblem(
   host: string,

@@ -32,6 +32,12 @@ export interface IngressView {
   readonly name: string;
   readonly uid: string;
   readonly generation: number;
+  /**
+   * metadata.creationTimestamp in milliseconds since the epoch; undefined when the object has
+   * none yet (an object being created) or it does not parse. Decides which Ingress keeps a
+   * contested host and path: the oldest.
+   */
+  readonly createdAt: number | undefined;
   readonly ingressClassName: string | undefined;
   readonly annotations: Readonly<Record<string, string>>;
   readonly defaultBackend: BackendView | undefined;
@@ -62,6 +68,13 @@ function strings(value: unknown): Record<string, string> {
   );
 }
 
+/** A timestamp as the API carries it (RFC 3339 text) or as client-node decodes it (Date). */
+function timestamp(value: unknown): number | undefined {
+  const time =
+    value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN;
+  return Number.isFinite(time) ? time : undefined;
+}
+
 function backendOf(value: unknown): BackendView | undefined {
   if (!isMap(value)) return undefined;
   const service = isMap(value.service) ? value.service : undefined;
@@ -90,6 +103,7 @@ export function readIngress(value: unknown, fallbackNamespace = ''): IngressView
     name: text(metadata.name) ?? '',
     uid: text(metadata.uid) ?? '',
     generation: typeof metadata.generation === 'number' ? metadata.generation : 0,
+    createdAt: timestamp(metadata.creationTimestamp),
     ingressClassName: text(spec.ingressClassName),
     annotations: strings(metadata.annotations),
     defaultBackend: backendOf(spec.defaultBackend),

@@ -8,6 +8,7 @@ import {
   type PathType,
   hostProblem,
   isProblem,
+  namespaceProblem,
   pathProblem,
   pathTypeOf,
   portProblem,
@@ -23,6 +24,8 @@ export interface ServiceRef {
 }
 
 export interface IngressRoute {
+  /** Where the route is written: `spec.rules[0].http.paths[1]` or `spec.defaultBackend`. */
+  readonly field: string;
   /** Empty: any host. */
   readonly host: string;
   readonly path: string;
@@ -31,6 +34,8 @@ export interface IngressRoute {
 }
 
 export interface IngressTls {
+  /** `spec.tls[0]`. */
+  readonly field: string;
   readonly hosts: readonly string[];
   readonly secretName: string;
 }
@@ -38,6 +43,8 @@ export interface IngressTls {
 export interface ValidIngress {
   readonly namespace: string;
   readonly name: string;
+  /** As in the view: decides which Ingress keeps a contested host and path. */
+  readonly createdAt: number | undefined;
   readonly annotations: Readonly<Record<string, string>>;
   readonly routes: readonly IngressRoute[];
   readonly tls: readonly IngressTls[];
@@ -70,6 +77,8 @@ function serviceOf(
 
 export function validateIngress(view: IngressView): ValidIngress | IngressProblem {
   const label = `${view.namespace}/${view.name}`;
+  const namespace = namespaceProblem(view.namespace, label);
+  if (namespace !== undefined) return namespace;
   const annotations = templateAnnotations(view.annotations, label);
   if (isProblem(annotations)) return annotations;
   if (view.rules.length > ingressLimits.rules || view.tls.length > ingressLimits.tls) {
@@ -82,7 +91,7 @@ export function validateIngress(view: IngressView): ValidIngress | IngressProble
   if (view.defaultBackend !== undefined) {
     const service = serviceOf(view.defaultBackend, 'spec.defaultBackend', label);
     if (isProblem(service)) return service;
-    routes.push({ host: '', path: '/', pathType: 'Prefix', service });
+    routes.push({ field: 'spec.defaultBackend', host: '', path: '/', pathType: 'Prefix', service });
   }
   for (const [r, rule] of view.rules.entries()) {
     const host = rule.host ?? '';
@@ -105,7 +114,7 @@ export function validateIngress(view: IngressView): ValidIngress | IngressProble
       if (isProblem(pathType)) return pathType;
       const service = serviceOf(entry.backend, `${field}.backend`, label);
       if (isProblem(service)) return service;
-      routes.push({ host, path, pathType, service });
+      routes.push({ field, host, path, pathType, service });
     }
   }
   const tls: IngressTls[] = [];
@@ -117,7 +126,14 @@ export function validateIngress(view: IngressView): ValidIngress | IngressProble
     if (entry.secretName === undefined) continue;
     const problem = secretNameProblem(entry.secretName, `spec.tls[${t}].secretName`, label);
     if (problem !== undefined) return problem;
-    tls.push({ hosts: entry.hosts, secretName: entry.secretName });
+    tls.push({ field: `spec.tls[${t}]`, hosts: entry.hosts, secretName: entry.secretName });
   }
-  return { namespace: view.namespace, name: view.name, annotations, routes, tls };
+  return {
+    namespace: view.namespace,
+    name: view.name,
+    createdAt: view.createdAt,
+    annotations,
+    routes,
+    tls,
+  };
 }

@@ -1,0 +1,108 @@
+/**
+ * The keys and signatures a TLS Secret may bring, as an allow-list of what HAProxy loads on
+ * Debian's OpenSSL 3 (security level 2, checked against the real haproxy in
+ * tls-key-policy.haproxy.test.ts). HAProxy refuses the whole configuration when one
+ * certificate does not load, so anything outside this list is refused before it is used:
+ *
+ * - keys of every certificate in tls.crt and of tls.key: RSA (PKCS#1 or PSS) of 2048 to
+ *   8192 bits, ECDSA on P-256, P-384 or P-521, Ed25519, Ed448. Not DSA, not X25519/X448
+ *   (they cannot sign), not other curves (clients do not offer them). RSA is capped at
+ *   8192 bits because every handshake on the shared HAProxy pays for the key size.
+ * - signatures of every certificate not issued by itself: SHA-256, SHA-384 or SHA-512 with
+ *   RSA, RSA-PSS or ECDSA, or Ed25519/Ed448 (OpenSSL refuses SHA-1 and MD5; self-signed
+ *   certificates' own signatures are not checked by OpenSSL, so neither are they here).
+ *
+ * Pure: decisions over parsed certificates and keys.
+ */
+import type { KeyObject, X509Certificate } from 'node:crypto';
+import { x509 } from '../pki/index.ts';
+
+/** What to use instead, for every refusal. */
+const fix =
+  'issue the certificate with an ECDSA P-256 key (or RSA of 2048 to 8192 bits, P-384, P-521, Ed25519) signed with SHA-256 or stronger';
+
+const curves: Readonly<Record<string, string>> = {
+  prime256v1: 'P-256',
+  secp384r1: 'P-384',
+  secp521r1: 'P-521',
+};
+
+export const rsaBits = { min: 2048, max: 8192 } as const;
+
+/** The key in words: `an RSA key of 1024 bits`, `an EC key on secp256k1`, `an X25519 key`. */
+export function describeKey(key: KeyObject): string {
+  const type = key.asymmetricKeyType ?? 'unknown';
+  const details = key.asymmetricKeyDetails;
+  if (type === 'rsa' || type === 'rsa-pss') {
+    return `an ${type.toUpperCase()} key of ${String(details?.modulusLength ?? 0)} bits`;
+  }
+  if (type === 'ec') return `an EC key on ${details?.namedCurve ?? 'an unnamed curve'}`;
+  return `an ${type.toUpperCase()} key`;
+}
+
+function keyAccepted(key: KeyObject): boolean {
+  const details = key.asymmetricKeyDetails;
+  switch (key.asymmetricKeyType) {
+    case 'rsa':
+    case 'rsa-pss': {
+      const bits = details?.modulusLength ?? 0;
+      return bits >= rsaBits.min && bits <= rsaBits.max;
+    }
+    case 'ec':
+      return details?.namedCurve !== undefined && details.namedCurve in curves;
+    case 'ed25519':
+    case 'ed448':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Why HAProxy would not (or should not) load this key, or undefined. `what` names it. */
+export function keyRefusal(key: KeyObject, what: string): string | undefined {
+  if (keyAccepted(key)) return undefined;
+  return `${what} is ${describeKey(key)}, which HAProxy does not load here; ${fix}`;
+}
+
+const hashes = new Set(['SHA-256', 'SHA-384', 'SHA-512']);
+
+/** The signature algorithm in words, or undefined when it is accepted. */
+function refusedSignature(certificate: X509Certificate): string | undefined {
+  const parsed = new x509.X509Certificate(certificate.raw);
+  const algorithm: unknown = parsed.signatureAlgorithm;
+  const record =
+    typeof algorithm === 'object' && algorithm !== null
+      ? (algorithm as Readonly<Record<string, unknown>>)
+      : {};
+  const name = typeof record.name === 'string' ? record.name : 'an unknown algorithm';
+  if (name === 'Ed25519' || (name === 'EdDSA' && record.namedCurve === 'Ed448')) return undefined;
+  const hash = record.hash;
+  const hashName =
+    typeof hash === 'object' && hash !== null && 'name' in hash && typeof hash.name === 'string'
+      ? hash.name
+      : undefined;
+  const signer = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA'].includes(name);
+  if (signer && hashName !== undefined && hashes.has(hashName)) return undefined;
+  return hashName === undefined ? name : `${name} with ${hashName}`;
+}
+
+/**
+ * Why HAProxy would not load this chain (leaf first), or undefined. Every certificate's key
+ * must be accepted; every certificate not issued by itself must carry an accepted signature.
+ */
+export function chainRefusal(chain: readonly X509Certificate[]): string | undefined {
+  for (const [i, certificate] of chain.entries()) {
+    const what =
+      i === 0
+        ? 'the first certificate of tls.crt'
+        : `certificate ${String(i + 1)} of tls.crt (${certificate.subject.replace(/\n/g, ', ').slice(0, 120)})`;
+    const key = keyRefusal(certificate.publicKey, `the key of ${what}`);
+    if (key !== undefined) return key;
+    if (certificate.checkIssued(certificate)) continue;
+    const signature = refusedSignature(certificate);
+    if (signature !== undefined) {
+      return `${what} is signed with ${signature}, which HAProxy refuses (OpenSSL security level 2); ${fix}`;
+    }
+  }
+  return undefined;
+}
