@@ -70,7 +70,10 @@ export async function startControllerWebhook(
         chart,
         io: createReleaseIo({ release: options.release, namespace: options.namespace, live }),
       },
-      kinds: routingKindRoutes(reviewer),
+      kinds: routingKindRoutes(reviewer, {
+        namespace: options.namespace,
+        name: options.templateConfig,
+      }),
       onReview: (event) => {
         const verdict = event.allowed ? 'allowed' : event.code === 403 ? 'denied' : 'errored';
         metrics.webhookRequests.inc({ kind: event.kind, verdict });

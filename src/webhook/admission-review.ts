@@ -38,11 +38,35 @@ export interface AdmissionResponse {
 const apiVersion = 'admission.k8s.io/v1';
 const operations: readonly AdmissionOperation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
+/**
+ * Longest uid, name, namespace, group, version, kind or username accepted. The API server
+ * sends UIDs of 36 characters and names of at most 253; usernames are short.
+ * @default 512
+ */
+export const maxFieldLength = 512;
+
+type Field = { readonly value: string } | { readonly problem: string };
+
+/** An optional string field: absent is '', anything but a bounded string is a problem. */
+function field(value: unknown, path: string): Field {
+  if (value === undefined || value === null) return { value: '' };
+  if (typeof value !== 'string') return { problem: `${path} must be a string.` };
+  if (value.length > maxFieldLength) {
+    return { problem: `${path} is longer than ${String(maxFieldLength)} characters.` };
+  }
+  return { value };
 }
 
-/** Decodes an AdmissionReview request, or says why it is not one. */
+/** An embedded object (object, oldObject): a JSON object or absent. */
+function embedded(value: unknown): { readonly value: unknown } | undefined {
+  if (value === undefined || value === null) return { value: null };
+  return isMap(value) ? { value } : undefined;
+}
+
+/**
+ * Decodes an AdmissionReview request, or says why it is not one. Every field is checked before
+ * anything is routed, so a malformed review never reaches a validator.
+ */
 export function decodeAdmissionReview(body: unknown): AdmissionRequest | string {
   if (!isMap(body)) return 'The body is not a JSON object.';
   if (body.apiVersion !== apiVersion || body.kind !== 'AdmissionReview') {
@@ -50,23 +74,51 @@ export function decodeAdmissionReview(body: unknown): AdmissionRequest | string 
   }
   const request = body.request;
   if (!isMap(request)) return 'The AdmissionReview has no request.';
-  const uid = text(request.uid);
-  if (uid === '') return 'The AdmissionReview request has no uid.';
   const operation = operations.find((op) => op === request.operation);
   if (operation === undefined) {
-    return `The AdmissionReview request has an unknown operation ${JSON.stringify(request.operation)}.`;
+    const given = typeof request.operation === 'string' ? request.operation.slice(0, 64) : '';
+    return `The AdmissionReview request has an unknown operation ${JSON.stringify(given)}: expected CREATE, UPDATE, DELETE or CONNECT.`;
+  }
+  if (request.kind !== undefined && !isMap(request.kind)) {
+    return 'The AdmissionReview is malformed: request.kind must be an object (group, version, kind).';
+  }
+  if (request.userInfo !== undefined && !isMap(request.userInfo)) {
+    return 'The AdmissionReview is malformed: request.userInfo must be an object.';
   }
   const kind = isMap(request.kind) ? request.kind : {};
   const userInfo = isMap(request.userInfo) ? request.userInfo : {};
+  const fields = {
+    uid: field(request.uid, 'request.uid'),
+    group: field(kind.group, 'request.kind.group'),
+    version: field(kind.version, 'request.kind.version'),
+    kind: field(kind.kind, 'request.kind.kind'),
+    name: field(request.name, 'request.name'),
+    namespace: field(request.namespace, 'request.namespace'),
+    username: field(userInfo.username, 'request.userInfo.username'),
+  };
+  for (const decoded of Object.values(fields)) {
+    if ('problem' in decoded) return `The AdmissionReview is malformed: ${decoded.problem}`;
+  }
+  const text = (decoded: Field): string => ('value' in decoded ? decoded.value : '');
+  const uid = text(fields.uid);
+  if (uid === '') return 'The AdmissionReview request has no uid.';
+  const object = embedded(request.object);
+  const oldObject = embedded(request.oldObject);
+  if (object === undefined || oldObject === undefined) {
+    return 'The AdmissionReview is malformed: request.object and request.oldObject must be JSON objects or null.';
+  }
+  if (request.dryRun !== undefined && typeof request.dryRun !== 'boolean') {
+    return 'The AdmissionReview is malformed: request.dryRun must be a boolean.';
+  }
   return {
     uid,
-    kind: { group: text(kind.group), version: text(kind.version), kind: text(kind.kind) },
-    name: text(request.name),
-    namespace: text(request.namespace),
+    kind: { group: text(fields.group), version: text(fields.version), kind: text(fields.kind) },
+    name: text(fields.name),
+    namespace: text(fields.namespace),
     operation,
-    username: text(userInfo.username),
-    object: request.object ?? null,
-    oldObject: request.oldObject ?? null,
+    username: text(fields.username),
+    object: object.value,
+    oldObject: oldObject.value,
     dryRun: request.dryRun === true,
   };
 }

@@ -1,3 +1,6 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from './admission-review.ts';
@@ -93,4 +96,118 @@ describe('webhook HTTP layer', () => {
     expect((await request(app).get('/validate')).status).toBe(404);
     expect((await request(app).get('/healthz')).text).toBe('ok\n');
   });
+
+  it.each([
+    ['a uid that is not a string', { uid: 7 }, 'request.uid must be a string.'],
+    [
+      'a name over 512 characters',
+      { name: 'n'.repeat(513) },
+      'request.name is longer than 512 characters.',
+    ],
+    [
+      'a kind that is not an object',
+      { kind: 'Secret' },
+      'request.kind must be an object (group, version, kind).',
+    ],
+    [
+      'a kind name that is not a string',
+      { kind: { group: '', kind: ['Secret'] } },
+      'request.kind.kind must be a string.',
+    ],
+    [
+      'an object that is not an object',
+      { object: 'Secret' },
+      'request.object and request.oldObject must be JSON objects or null.',
+    ],
+    [
+      'an old object that is an array',
+      { oldObject: [] },
+      'request.object and request.oldObject must be JSON objects or null.',
+    ],
+    ['a dryRun that is not a boolean', { dryRun: 'yes' }, 'request.dryRun must be a boolean.'],
+    [
+      'userInfo that is not an object',
+      { userInfo: 'alice' },
+      'request.userInfo must be an object.',
+    ],
+  ])(
+    'answers 400 to a review with %s, before any validator sees it',
+    async (_, change, problem) => {
+      const before = seen.length;
+      const body = review();
+      body.request = { ...(body.request as object), ...change };
+      const res = await request(app).post('/validate').send(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: `The AdmissionReview is malformed: ${problem}` });
+      expect(seen.length).toBe(before);
+    },
+  );
+
+  it('answers 400 to an unknown operation, naming the ones it knows', async () => {
+    const body = review();
+    body.request = { ...(body.request as object), operation: 'PATCH' };
+    const res = await request(app).post('/validate').send(body);
+    expect(res.body).toEqual({
+      message:
+        'The AdmissionReview request has an unknown operation "PATCH": expected CREATE, UPDATE, DELETE or CONNECT.',
+    });
+  });
+
+  it('answers 415 to a compressed body instead of inflating it', async () => {
+    const res = await request(app)
+      .post('/validate')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .send(gzipSync(JSON.stringify(review())));
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ message: 'The body uses an unsupported content encoding.' });
+  });
+
+  it.each([
+    [
+      'a declared length over the limit',
+      `Content-Length: ${String(100 * 1024 * 1024)}`,
+      /^HTTP\/1\.1 413 [^]*larger than this webhook accepts/,
+    ],
+    [
+      'a body without a declared length',
+      'Transfer-Encoding: chunked',
+      /^HTTP\/1\.1 411 [^]*Send the AdmissionReview with a Content-Length header\./,
+    ],
+  ])('answers %s at once, without reading the body', async (_, header, expected) => {
+    // Headers only: a webhook that waited for the body it was promised would never answer.
+    const answer = await rawExchange(
+      'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        `${header}\r\n\r\n`,
+    );
+    expect(answer).toMatch(expected);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+  });
 });
+
+/** Sends `head` on a new connection and returns what comes back until the server closes it. */
+async function rawExchange(head: string): Promise<string> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(head));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      socket.on('end', () => {
+        resolve(text);
+      });
+      socket.on('error', reject);
+      setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`the server kept the connection open: ${text}`));
+      }, 2000);
+    });
+  } finally {
+    server.close();
+  }
+}

@@ -1,7 +1,9 @@
 /**
  * The HTTP layer: `POST /validate` with a bounded JSON body, the content type checked, the
  * AdmissionReview decoded and the answer encoded. Nothing else happens here. Malformed input
- * gets 400, an oversized body 413, another content type 415; nothing crashes the process.
+ * gets 400, a body without a declared length 411, an oversized one 413 (answered from the
+ * declared Content-Length before one byte of the body is read), another content type or a
+ * compressed body 415; nothing crashes the process.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import {
@@ -42,8 +44,10 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   );
 }
 
+const tooLarge = 'The AdmissionReview is larger than this webhook accepts.';
+
 const bodyErrors: Readonly<Record<string, string>> = {
-  'entity.too.large': 'The AdmissionReview is larger than this webhook accepts.',
+  'entity.too.large': tooLarge,
   'entity.parse.failed': 'The body is not valid JSON.',
   'encoding.unsupported': 'The body uses an unsupported content encoding.',
   'charset.unsupported': 'The body uses an unsupported charset; send UTF-8.',
@@ -59,16 +63,35 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
     res.status(status).json({ message });
   };
 
+  const limit = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  /** Answers without reading the body, and closes the connection so it is never read. */
+  const refuse = (res: Response, status: number, message: string): void => {
+    res.set('Connection', 'close');
+    fail(res, status, message);
+  };
+
   app.post(
     '/validate',
     (req: Request, res: Response, next: NextFunction) => {
       if (req.is('application/json') === false || req.headers['content-type'] === undefined) {
-        fail(res, 415, 'Send the AdmissionReview as Content-Type application/json.');
+        refuse(res, 415, 'Send the AdmissionReview as Content-Type application/json.');
+        return;
+      }
+      // The API server always declares the length. Checking it here answers at once; the
+      // body parser would first read (and discard) everything it was promised.
+      const declared = req.headers['content-length'];
+      if (declared === undefined || !/^\d+$/.test(declared)) {
+        refuse(res, 411, 'Send the AdmissionReview with a Content-Length header.');
+        return;
+      }
+      if (Number(declared) > limit) {
+        refuse(res, 413, tooLarge);
         return;
       }
       next();
     },
-    express.json({ limit: options.maxBodyBytes ?? defaultMaxBodyBytes, strict: true }),
+    // The API server never compresses what it sends; inflating would only serve bombs.
+    express.json({ limit, strict: true, inflate: false }),
     async (req: Request, res: Response) => {
       const request = decodeAdmissionReview(req.body);
       if (typeof request === 'string') {

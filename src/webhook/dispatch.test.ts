@@ -159,4 +159,34 @@ describe('dispatch', () => {
       allowed: true,
     });
   });
+
+  it('routes other kinds by the name of the object, from the object itself for generateName', async () => {
+    const routed: string[] = [];
+    const kinds = (_kind: { group: string; kind: string }, namespace: string, name: string) => {
+      routed.push(`${namespace}/${name}`);
+      return undefined;
+    };
+    const config = {
+      group: 'haproxy-haptic.org',
+      version: 'v1alpha1',
+      kind: 'HAProxyTemplateConfig',
+    };
+    await reviewAdmission(admission('UPDATE', { kind: config, name: 'haptic' }), {
+      ...options(recorder),
+      kinds,
+    });
+    await reviewAdmission(
+      admission('CREATE', {
+        kind: config,
+        name: '',
+        object: { metadata: { name: 'generated-x7k2p', generateName: 'generated-' } },
+      }),
+      { ...options(recorder), kinds },
+    );
+    await reviewAdmission(
+      admission('DELETE', { kind: config, name: '', oldObject: { metadata: { name: 'gone' } } }),
+      { ...options(recorder), kinds },
+    );
+    expect(routed).toEqual(['ns/haptic', 'ns/generated-x7k2p', 'ns/gone']);
+  });
 });

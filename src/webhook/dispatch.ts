@@ -4,7 +4,7 @@
  * errored answer instead of a crash.
  */
 import { describeError } from '../errors.ts';
-import { type SecretObject, readSecretObject } from '../validation/index.ts';
+import { type SecretObject, isMap, readSecretObject } from '../validation/index.ts';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
 import type { KindRoutes, ObjectAdmissionValidator } from './object-validators.ts';
 import { allowed, errored, fromReport } from './responses.ts';
@@ -111,6 +111,17 @@ function validateObject(
   }
 }
 
+/**
+ * The name of the object under review: request.name, or, when the API server has none yet (a
+ * create with generateName), the name in the object itself.
+ */
+function objectName(request: AdmissionRequest): string {
+  if (request.name !== '') return request.name;
+  const subject = request.operation === 'DELETE' ? request.oldObject : request.object;
+  const metadata = isMap(subject) ? subject.metadata : undefined;
+  return isMap(metadata) && typeof metadata.name === 'string' ? metadata.name : '';
+}
+
 /** Reviews one admission request; never throws. */
 export async function reviewAdmission(
   request: AdmissionRequest,
@@ -120,7 +131,9 @@ export async function reviewAdmission(
   const secret = `${request.namespace}/${request.name}`;
   const isSecret = request.kind.group === '' && request.kind.kind === 'Secret';
   const validator = isSecret ? options.routes(request.namespace, request.name) : undefined;
-  const objectValidator = isSecret ? undefined : options.kinds?.(request.kind, request.namespace);
+  const objectValidator = isSecret
+    ? undefined
+    : options.kinds?.(request.kind, request.namespace, objectName(request));
   const kind = request.kind.kind === '' ? 'object' : request.kind.kind;
   let response: AdmissionResponse;
   let failure: string | undefined;

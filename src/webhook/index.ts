@@ -18,5 +18,9 @@ export {
 } from './serving-certificate.ts';
 export { type WebhookOptions, createReviewer, defaultDeadlineMs, startWebhook } from './webhook.ts';
 export type { KindRoutes, ObjectAdmissionValidator } from './object-validators.ts';
-export { type RoutingReviewer, routingKindRoutes } from './routing-validators.ts';
+export {
+  type RoutingReviewer,
+  type TemplateConfigRef,
+  routingKindRoutes,
+} from './routing-validators.ts';
 export { type IdentityOverrides, releaseIdentities } from './release-identities.ts';

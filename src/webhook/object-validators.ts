@@ -12,8 +12,12 @@ export interface ObjectAdmissionValidator {
   validateDelete(old: unknown, namespace: string): Promise<ValidationReport>;
 }
 
-/** The validator for a kind (`group` empty for the core group), or undefined when none. */
+/**
+ * The validator for an object of a kind (`group` empty for the core group) with this namespace
+ * and name, or undefined when none: the object is then allowed without being looked at.
+ */
 export type KindRoutes = (
   kind: { readonly group: string; readonly version: string; readonly kind: string },
   namespace: string,
+  name: string,
 ) => ObjectAdmissionValidator | undefined;

@@ -1,9 +1,12 @@
 /**
  * Admission for the routing objects `haptic run` renders from: Ingresses
- * (networking.k8s.io/v1) and HAProxyTemplateConfigs (haproxy-haptic.org/v1alpha1). A create or
- * update is rendered against the current cluster state and checked like a reconcile would
- * (value checks, lint, sandboxed haproxy -c); deletes are allowed. The reviewing itself is
- * the controller's (it owns the caches and templates); this layer only routes.
+ * (networking.k8s.io/v1) and the one HAProxyTemplateConfig (haproxy-haptic.org/v1alpha1) the
+ * controller is configured with. A create or update is rendered against the current cluster
+ * state and checked like a reconcile would (value checks, lint, sandboxed haproxy -c); deletes
+ * are allowed. Any other HAProxyTemplateConfig is allowed untouched: the controller never
+ * renders it, so reviewing it would only let whoever reaches the webhook have arbitrary
+ * templates rendered and checked. The reviewing itself is the controller's (it owns the caches
+ * and templates); this layer only routes.
  */
 import type { ValidationReport } from '../validation/index.ts';
 import type { KindRoutes, ObjectAdmissionValidator } from './object-validators.ts';
@@ -27,15 +30,24 @@ function validator(
   };
 }
 
-export function routingKindRoutes(reviewer: RoutingReviewer): KindRoutes {
+/** The HAProxyTemplateConfig a controller renders (`--template-config` in `--namespace`). */
+export interface TemplateConfigRef {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export function routingKindRoutes(
+  reviewer: RoutingReviewer,
+  templateConfig: TemplateConfigRef,
+): KindRoutes {
   const ingress = validator((next, namespace) => reviewer.reviewIngress(next, namespace));
-  const templateConfig = validator((next, namespace) =>
-    reviewer.reviewTemplateConfig(next, namespace),
-  );
-  return (kind) => {
+  const ours = validator((next, namespace) => reviewer.reviewTemplateConfig(next, namespace));
+  return (kind, namespace, name) => {
     if (kind.group === 'networking.k8s.io' && kind.kind === 'Ingress') return ingress;
     if (kind.group === 'haproxy-haptic.org' && kind.kind === 'HAProxyTemplateConfig') {
-      return templateConfig;
+      return namespace === templateConfig.namespace && name === templateConfig.name
+        ? ours
+        : undefined;
     }
     return undefined;
   };
