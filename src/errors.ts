@@ -47,6 +47,8 @@ export const errorCodes = {
   AGENT_HAPROXY_UNAVAILABLE: 'HAPTIC_AGENT_HAPROXY_UNAVAILABLE',
   /** A call from the controller to an agent failed (transport, TLS, or the agent's answer). */
   AGENT_CALL_FAILED: 'HAPTIC_AGENT_CALL_FAILED',
+  /** The check sandbox could not start: socket, work directory, user, haproxy or prlimit. */
+  SANDBOX_START_FAILED: 'HAPTIC_SANDBOX_START_FAILED',
 } as const;
 
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];

@@ -36,8 +36,11 @@ export interface AgentOptions {
   readonly localSocket: string;
   /** Last applied state (`--state-file`). @default /var/lib/haptic/state.json */
   readonly stateFile: string;
-  /** HAProxy binary for `haproxy -c` messages (`--haproxy-binary`). @default haproxy */
-  readonly haproxyBinary: string;
+  /**
+   * The check sandbox's socket (`--check-socket`), for `haproxy -c` messages of rejected
+   * configurations. @default /run/haptic-check/check.sock
+   */
+  readonly checkSocket: string;
   /** Longest wait for a reload (`--reload-timeout`). @default 60 seconds */
   readonly reloadTimeoutMs: number;
   readonly limits: ApplyLimits;

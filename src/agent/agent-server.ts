@@ -61,7 +61,7 @@ export async function startAgent(options: AgentOptions, logger: Logger): Promise
     stateFile: options.stateFile,
     initialState: await loadState(options, store, logger),
     logger,
-    haproxyBinary: options.haproxyBinary,
+    checkSocket: options.checkSocket,
     reloadTimeoutMs: options.reloadTimeoutMs,
   });
 

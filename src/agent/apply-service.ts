@@ -7,8 +7,8 @@
  *   → record the state.
  *
  * On failure the last-known-good files go back and HAProxy is reloaded with them; its old
- * workers serve throughout. When HAProxy refused the configuration, `haproxy -c` runs on it
- * (before the rollback, with the rejected files in place) for HAProxy's own message.
+ * workers serve throughout. When HAProxy refused the configuration, the check sandbox runs
+ * `haproxy -c` on the rejected set (never this process) for HAProxy's own message.
  */
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
@@ -30,8 +30,8 @@ export interface ApplyServiceOptions {
   readonly stateFile: string;
   readonly initialState: AppliedState;
   readonly logger: Logger;
-  /** @default haproxy */
-  readonly haproxyBinary?: string;
+  /** The check sandbox's socket, for HAProxy's message on a rejected configuration. */
+  readonly checkSocket: string;
   /** Longest wait for a reload. @default 60 seconds */
   readonly reloadTimeoutMs?: number;
   /** The clock. @default Date.now */
@@ -137,7 +137,7 @@ export class ApplyService {
       'files in place, reloading HAProxy',
     );
     const reload = await this.#reload(backends, reachable);
-    if (!reload.ok) return this.#rollBack(plan, reload);
+    if (!reload.ok) return this.#rollBack(plan, reload, files);
     const reloaded = performance.now();
     const next: AppliedState = {
       generation: this.#state.generation + 1,
@@ -192,13 +192,12 @@ export class ApplyService {
   async #rollBack(
     plan: FilePlan,
     reload: Extract<ReloadOutcome, { ok: false }>,
+    files: readonly DesiredFile[],
   ): Promise<ApplyOutcome> {
-    const { store, logger, haproxyBinary } = this.#options;
+    const { store, logger, checkSocket } = this.#options;
     let haproxyMessage: string | undefined;
     if (reload.failure === 'rejected') {
-      const check = await checkHAProxyConfig(store.live(configFileName), {
-        ...(haproxyBinary === undefined ? {} : { binary: haproxyBinary }),
-      });
+      const check = await checkHAProxyConfig(files, { socket: checkSocket });
       haproxyMessage = check.ok
         ? 'haproxy -c accepts the configuration, but HAProxy could not start it (for example an address in use or a file it cannot read); see the HAProxy log.'
         : check.message;

@@ -1,35 +1,21 @@
 /**
- * `haproxy -c` on a configuration, for HAProxy's own error message. The configuration is
- * hostile input (linted before this runs), so the check runs as a child process with a
- * scrubbed environment (no credentials, no proxy settings), its own temporary directory as
- * HOME and TMPDIR, no stdin, and a time limit after which it is killed. Relative paths in the
- * configuration resolve against the base directory (`-C`), like the paths of an apply.
+ * `haproxy -c` on a complete set of files, for HAProxy's own message. The configuration is
+ * hostile input (linted before this runs), so HAProxy never parses it here: the files go to
+ * the check sandbox (`haptic sandbox serve`, the `config-check` container beside this one),
+ * which holds nothing worth stealing and runs the check under time and memory limits.
+ * HAProxy's output is reduced here, before it reaches status, Events, logs or answers.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { execa } from 'execa';
+import { type CheckFile, requestSandboxCheck } from '../sandbox/check-client.ts';
+import type { CheckOutcome } from '../sandbox/sandbox-protocol.ts';
+
+export type { CheckOutcome };
 
 export interface CheckOptions {
-  /** @default haproxy (from PATH) */
-  readonly binary?: string;
-  /** @default 30 seconds */
+  /** The check sandbox's Unix socket (`--check-socket`). */
+  readonly socket: string;
+  /** Longest wait for the sandbox's answer. @default 60 seconds */
   readonly timeoutMs?: number;
-  /**
-   * Directory relative paths in the configuration resolve against (`haproxy -C`): the base
-   * directory, as apply paths do. @default the configuration's own directory
-   */
-  readonly directory?: string;
 }
-
-export type CheckOutcome =
-  | { readonly ok: true }
-  | {
-      readonly ok: false;
-      /** `rejected`: HAProxy reported errors; `unavailable`: the check could not run. */
-      readonly failure: 'rejected' | 'unavailable';
-      readonly message: string;
-    };
 
 /** Largest message kept from HAProxy's output. */
 const maxMessageChars = 8_000;
@@ -44,49 +30,13 @@ export function haproxyMessage(output: string): string {
   return text.length > maxMessageChars ? `${text.slice(0, maxMessageChars)}…` : text;
 }
 
-/** Runs `haproxy -c -f <configPath>` in a sandbox. */
+/** Checks the complete set of files (haproxy.cfg and every file it names) in the sandbox. */
 export async function checkHAProxyConfig(
-  configPath: string,
-  options: CheckOptions = {},
+  files: readonly CheckFile[],
+  options: CheckOptions,
 ): Promise<CheckOutcome> {
-  const binary = options.binary ?? 'haproxy';
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const sandbox = await mkdtemp(join(tmpdir(), 'haptic-check-'));
-  try {
-    const directory = options.directory ?? dirname(configPath);
-    const result = await execa(binary, ['-c', '-C', directory, '-f', configPath], {
-      cwd: sandbox,
-      env: {
-        PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-        HOME: sandbox,
-        TMPDIR: sandbox,
-        LANG: 'C',
-      },
-      extendEnv: false,
-      stdin: 'ignore',
-      all: true,
-      reject: false,
-      timeout: timeoutMs,
-      killSignal: 'SIGKILL',
-      maxBuffer: 1024 * 1024,
-    });
-    if (result.timedOut) {
-      return {
-        ok: false,
-        failure: 'unavailable',
-        message: `haproxy -c did not finish within ${timeoutMs} ms and was stopped.`,
-      };
-    }
-    if (result.exitCode === 0) return { ok: true };
-    if (result.exitCode === undefined) {
-      return {
-        ok: false,
-        failure: 'unavailable',
-        message: `${binary} could not run: ${result.shortMessage}`,
-      };
-    }
-    return { ok: false, failure: 'rejected', message: haproxyMessage(result.all) };
-  } finally {
-    await rm(sandbox, { recursive: true, force: true });
-  }
+  const outcome = await requestSandboxCheck(files, options);
+  return outcome.ok || outcome.failure === 'unavailable'
+    ? outcome
+    : { ...outcome, message: haproxyMessage(outcome.message) };
 }

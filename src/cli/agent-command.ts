@@ -2,6 +2,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ListenAddress } from '../agent/agent-options.ts';
 import { defaultApplyLimits } from '../agent/apply-request.ts';
+import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import { listenAddress, seconds } from './option-parsers.ts';
 
 const defaultLocalSocket = '/var/run/haptic/agent.sock';
@@ -23,7 +24,7 @@ interface AgentFlags {
   readonly masterSocket: string;
   readonly localSocket: string;
   readonly stateFile: string;
-  readonly haproxyBinary: string;
+  readonly checkSocket: string;
   readonly reloadTimeout: number;
   readonly tlsPollInterval: number;
   readonly shutdownGrace: number;
@@ -104,9 +105,9 @@ export function registerAgentCommand(program: Command): void {
       '/var/lib/haptic/state.json',
     )
     .option(
-      '--haproxy-binary <path>',
-      'haproxy for `haproxy -c` messages of rejected configurations',
-      'haproxy',
+      '--check-socket <path>',
+      'Unix socket of the check sandbox (haptic sandbox serve) for haproxy -c messages of rejected configurations',
+      defaultCheckSocket,
     )
     .addOption(
       new Option(
@@ -142,7 +143,7 @@ export function registerAgentCommand(program: Command): void {
           masterSocket: flags.masterSocket,
           localSocket: flags.localSocket,
           stateFile: flags.stateFile,
-          haproxyBinary: flags.haproxyBinary,
+          checkSocket: flags.checkSocket,
           reloadTimeoutMs: flags.reloadTimeout,
           limits: defaultApplyLimits,
           shutdownGraceMs: flags.shutdownGrace,

@@ -7,6 +7,7 @@ import { registerCertificatesCommand } from './certificates-command.ts';
 import { registerCrdsCommand } from './crds-command.ts';
 import { registerPreflightCommand } from './preflight-command.ts';
 import { registerRunCommand } from './run-command.ts';
+import { registerSandboxCommand } from './sandbox-command.ts';
 import { registerWebhookCommand } from './webhook-command.ts';
 
 const program = new Command('haptic')
@@ -29,6 +30,7 @@ registerCertificatesCommand(program);
 registerCrdsCommand(program);
 registerPreflightCommand(program);
 registerRunCommand(program);
+registerSandboxCommand(program);
 registerWebhookCommand(program);
 
 try {

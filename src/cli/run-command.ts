@@ -8,6 +8,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ListenAddress } from '../agent/agent-options.ts';
 import type { AgentEndpoint } from '../controller/agent-client.ts';
 import { parseAgentEndpoints } from '../controller/agent-endpoints.ts';
+import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
 import { listenAddress, seconds } from './option-parsers.ts';
 
@@ -32,7 +33,7 @@ interface RunFlags extends IdentityFlags {
   readonly agentSyncInterval: number;
   readonly tlsPollInterval: number;
   readonly kubeconfig?: string;
-  readonly haproxyBinary: string;
+  readonly checkSocket: string;
   readonly logLevel: string;
 }
 
@@ -130,7 +131,7 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
       syncIntervalMs: flags.agentSyncInterval,
       leaseDurationMs: flags.leaseDuration,
       tlsPollIntervalMs: flags.tlsPollInterval,
-      haproxyBinary: flags.haproxyBinary,
+      checkSocket: flags.checkSocket,
     },
     {
       logLevel: flags.logLevel,
@@ -243,7 +244,11 @@ export function registerRunCommand(program: Command): void {
       '--kubeconfig <file>',
       'kubeconfig file (default: KUBECONFIG, ~/.kube/config, or in-cluster)',
     )
-    .option('--haproxy-binary <path>', 'haproxy for the sandboxed haproxy -c', 'haproxy')
+    .option(
+      '--check-socket <path>',
+      'Unix socket of the check sandbox (haptic sandbox serve) that runs every haproxy -c',
+      defaultCheckSocket,
+    )
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal'])

@@ -51,7 +51,8 @@ export interface ControllerOptions {
   readonly syncIntervalMs?: number;
   readonly leaseDurationMs?: number;
   readonly tlsPollIntervalMs?: number;
-  readonly haproxyBinary?: string;
+  /** Unix socket of the check sandbox (`--check-socket`): every `haproxy -c` runs there. */
+  readonly checkSocket: string;
 }
 
 export interface RunningController {
@@ -136,7 +137,7 @@ export async function startController(
       ...(options.defaultCertificate === undefined
         ? {}
         : { defaultCertificate: options.defaultCertificate }),
-      ...(options.haproxyBinary === undefined ? {} : { check: { binary: options.haproxyBinary } }),
+      check: { socket: options.checkSocket },
     };
     const pipeline = new ConfigPipeline({ ...pipelineOptions, metrics });
     const delivery = new AgentDelivery({ client, discovery, metrics, logger });

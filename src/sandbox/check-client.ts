@@ -1,0 +1,160 @@
+/**
+ * The controller's and the agent's side of the check sandbox: one `POST /v1/check` on its
+ * Unix socket with the complete set of files, in the agents' apply format. A refused request
+ * (a path or size the agents would refuse as well) is a rejection of the files; a sandbox
+ * that cannot be reached, answers late or fails is `unavailable`, so nothing remembers it.
+ */
+import { request } from 'node:http';
+import type { ApplyRequestBody } from '../agent/api-types.ts';
+import { digestOf } from '../agent/apply-request.ts';
+import { describeError } from '../errors.ts';
+import { type CheckOutcome, sandboxPaths } from './sandbox-protocol.ts';
+
+/** A file of the set: a path relative to the base directory and its bytes. */
+export interface CheckFile {
+  readonly path: string;
+  readonly content: Uint8Array;
+}
+
+export interface SandboxCallOptions {
+  /** The sandbox's socket (`--check-socket`). */
+  readonly socket: string;
+  /** Longest wait for the answer (the sandbox's own time limit applies inside). @default 60 s */
+  readonly timeoutMs?: number;
+}
+
+/** Largest answer read from the sandbox. */
+const maxAnswerBytes = 1024 * 1024;
+
+function encode(files: readonly CheckFile[]): Buffer {
+  const body: ApplyRequestBody = {
+    files: files.map((file) => ({
+      path: file.path,
+      digest: digestOf(file.content),
+      content: Buffer.from(file.content).toString('base64'),
+    })),
+  };
+  return Buffer.from(JSON.stringify(body));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The answer's outcome, or a sentence on what is wrong with it. */
+function outcomeOf(status: number, text: string): CheckOutcome | string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return `answered ${status} with a body that is not JSON`;
+  }
+  if (!isRecord(body)) return `answered ${status} with a body that is not an object`;
+  if (status === 200) {
+    if (body.ok === true) return { ok: true };
+    const { failure, message } = body;
+    if (
+      body.ok === false &&
+      (failure === 'rejected' || failure === 'unavailable') &&
+      typeof message === 'string'
+    ) {
+      return { ok: false, failure, message };
+    }
+    return 'answered 200 without an outcome';
+  }
+  const error = isRecord(body.error) ? body.error : {};
+  const message = typeof error.message === 'string' ? error.message : `status ${status}`;
+  // 4xx: the files break the rules every agent applies; 5xx: the sandbox failed.
+  return status >= 400 && status < 500
+    ? { ok: false, failure: 'rejected', message: `The files cannot be checked: ${message}` }
+    : `failed: ${message}`;
+}
+
+export function requestSandboxCheck(
+  files: readonly CheckFile[],
+  options: SandboxCallOptions,
+): Promise<CheckOutcome> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const body = encode(files);
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (outcome: CheckOutcome | string): void => {
+      if (settled) return;
+      settled = true;
+      resolve(
+        typeof outcome === 'string'
+          ? {
+              ok: false,
+              failure: 'unavailable',
+              message: `The check sandbox at ${options.socket} ${outcome}.`,
+            }
+          : outcome,
+      );
+    };
+    const call = request(
+      {
+        socketPath: options.socket,
+        path: sandboxPaths.check,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': body.byteLength },
+        timeout: timeoutMs,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.byteLength;
+          if (size > maxAnswerBytes) {
+            call.destroy();
+            settle(`answered with more than ${maxAnswerBytes} bytes`);
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => {
+          settle(outcomeOf(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
+        });
+        response.on('error', (error) => {
+          settle(`broke off its answer (${describeError(error)})`);
+        });
+      },
+    );
+    call.on('timeout', () => {
+      call.destroy();
+      settle(`did not answer within ${timeoutMs} ms`);
+    });
+    call.on('error', (error) => {
+      settle(
+        `cannot be reached (${describeError(error)}); the config-check container (haptic sandbox serve) must run beside this one`,
+      );
+    });
+    call.end(body);
+  });
+}
+
+/** Undefined when the sandbox answers its health check in time; otherwise what went wrong. */
+export function probeSandbox(socket: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const call = request(
+      { socketPath: socket, path: sandboxPaths.health, method: 'GET', timeout: timeoutMs },
+      (response) => {
+        response.resume();
+        response.on('end', () => {
+          resolve(
+            response.statusCode === 200
+              ? undefined
+              : `The check sandbox at ${socket} answered ${response.statusCode ?? 0}.`,
+          );
+        });
+      },
+    );
+    call.on('timeout', () => {
+      call.destroy();
+      resolve(`The check sandbox at ${socket} did not answer within ${timeoutMs} ms.`);
+    });
+    call.on('error', (error) => {
+      resolve(`The check sandbox at ${socket} cannot be reached (${describeError(error)}).`);
+    });
+    call.end();
+  });
+}

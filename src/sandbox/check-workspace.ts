@@ -1,0 +1,40 @@
+/**
+ * The private directory of one check, under the sandbox's own work directory:
+ * `<work>/check-XXXXXX/config/` holds the files exactly as in an agent's base directory,
+ * `<work>/check-XXXXXX/home/` is HOME and TMPDIR of `haproxy -c`. Paths were validated as an
+ * agent validates them (relative, no `.`/`..`/empty segments, no file under a file), the
+ * directory is fresh (nothing to follow or overwrite), and every file is created exclusively
+ * (`wx`), so a path can never leave the directory. Removed when the check ends.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { DesiredFile } from '../agent/apply-request.ts';
+
+export interface CheckWorkspace {
+  readonly configDir: string;
+  readonly scratchDir: string;
+  remove(): Promise<void>;
+}
+
+export async function createCheckWorkspace(
+  workDir: string,
+  files: readonly DesiredFile[],
+): Promise<CheckWorkspace> {
+  const root = await mkdtemp(join(workDir, 'check-'));
+  const remove = (): Promise<void> => rm(root, { recursive: true, force: true });
+  try {
+    const configDir = join(root, 'config');
+    const scratchDir = join(root, 'home');
+    await mkdir(configDir, { mode: 0o700 });
+    await mkdir(scratchDir, { mode: 0o700 });
+    for (const file of files) {
+      const target = join(configDir, file.path);
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      await writeFile(target, file.content, { mode: 0o600, flag: 'wx' });
+    }
+    return { configDir, scratchDir, remove };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}

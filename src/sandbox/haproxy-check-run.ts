@@ -1,0 +1,125 @@
+/**
+ * One `haproxy -c` inside the sandbox: `prlimit` (address space, CPU, no new processes, file
+ * size, no core) around `haproxy -c -C <config> -f <config>/haproxy.cfg`, an environment of
+ * PATH, HOME and TMPDIR only (the latter two a scratch directory of this check), no stdin, its
+ * own process group killed with SIGKILL at the time limit and again when it ends (nothing it
+ * started outlives it), and output read up to a bound.
+ */
+import { execa } from 'execa';
+import { configFileName } from '../agent/api-types.ts';
+import type { CheckOutcome } from './sandbox-protocol.ts';
+import { type SandboxLimits, mebibytes, prlimitArgs } from './sandbox-limits.ts';
+
+/** The PATH of the check: system directories only. */
+export const checkPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** Output read from one check; more ends the check. */
+const maxOutputBytes = 1024 * 1024;
+
+/** Output sent back: HAProxy's first lines are the ones that matter. */
+const maxAnswerChars = 64 * 1024;
+
+export interface CheckRun {
+  /** Directory with haproxy.cfg and the files it names (`-C`). */
+  readonly configDir: string;
+  /** HOME, TMPDIR and working directory of the check. */
+  readonly scratchDir: string;
+  readonly haproxyBinary: string;
+  readonly limits: SandboxLimits;
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group is gone already.
+  }
+}
+
+function bounded(output: string): string {
+  return output.length > maxAnswerChars ? `${output.slice(0, maxAnswerChars)}…` : output;
+}
+
+export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
+  const { limits } = run;
+  const subprocess = execa(
+    'prlimit',
+    [
+      ...prlimitArgs(limits),
+      '--',
+      run.haproxyBinary,
+      '-c',
+      '-C',
+      run.configDir,
+      '-f',
+      `${run.configDir}/${configFileName}`,
+    ],
+    {
+      cwd: run.scratchDir,
+      env: { PATH: checkPath, HOME: run.scratchDir, TMPDIR: run.scratchDir },
+      extendEnv: false,
+      stdin: 'ignore',
+      all: true,
+      reject: false,
+      detached: true,
+      timeout: limits.timeMs,
+      killSignal: 'SIGKILL',
+      maxBuffer: maxOutputBytes,
+    },
+  );
+  const result = await subprocess;
+  killGroup(subprocess.pid);
+  // Messages name files as the agents do (haproxy.cfg:47), not by the sandbox's paths.
+  const output = bounded(result.all.replaceAll(`${run.configDir}/`, ''));
+  if (result.timedOut) {
+    return {
+      ok: false,
+      failure: 'unavailable',
+      message: `haproxy -c did not finish within ${limits.timeMs} ms and was stopped.`,
+    };
+  }
+  if (result.signal === 'SIGXCPU') {
+    return {
+      ok: false,
+      failure: 'unavailable',
+      message: `haproxy -c used more CPU time than its ${limits.timeMs} ms limit allows and was stopped.`,
+    };
+  }
+  if (result.signal === 'SIGKILL') {
+    return {
+      ok: false,
+      failure: 'unavailable',
+      message:
+        'haproxy -c was killed (SIGKILL), most likely because the check container ran out of memory; raise its memory limit or lower the concurrent checks.',
+    };
+  }
+  if (result.isMaxBuffer) {
+    return {
+      ok: false,
+      failure: 'rejected',
+      message: `${output}\nhaproxy -c wrote more than ${maxOutputBytes} bytes of messages and was stopped.`,
+    };
+  }
+  if (result.signal !== undefined) {
+    return {
+      ok: false,
+      failure: 'rejected',
+      message:
+        `haproxy -c ended with ${result.signal} (within a ${mebibytes(limits.memoryBytes)} MiB memory limit). ${output}`.trim(),
+    };
+  }
+  if (result.exitCode === 0) return { ok: true };
+  // prlimit missing (no exit code), or prlimit unable to start haproxy (126, 127).
+  const notStarted =
+    (result.exitCode === 126 || result.exitCode === 127) &&
+    result.all.startsWith('prlimit: failed to execute');
+  if (result.exitCode === undefined || notStarted) {
+    return {
+      ok: false,
+      failure: 'unavailable',
+      message: `haproxy -c could not run (prlimit from util-linux and ${run.haproxyBinary} must be installed): ${result.exitCode === undefined ? result.shortMessage : output}`,
+    };
+  }
+  return { ok: false, failure: 'rejected', message: output };
+}

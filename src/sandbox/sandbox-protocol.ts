@@ -1,0 +1,28 @@
+/**
+ * The check sandbox's protocol: HTTP on a Unix socket, one request per connection.
+ *
+ * - `POST /v1/check` with the agents' apply request body (`{ files: [{ path, digest,
+ *   content }] }`, Content-Type application/json): the complete set of files, under the same
+ *   path rules and limits the agents apply (a set the sandbox refuses, the agents refuse too).
+ *   Answers 200 with a {@link CheckOutcome}.
+ * - `GET /healthz`: 200 while the sandbox serves (its startup and liveness probe).
+ * - A malformed request: the agents' error body `{ error: { reason, code, message, field? } }`
+ *   with the status of its reason (400, 413, 415, 404).
+ */
+
+export const sandboxPaths = {
+  check: '/v1/check',
+  health: '/healthz',
+} as const;
+
+/** Where the chart's `config-check` container listens: an emptyDir shared with its Pod. */
+export const defaultCheckSocket = '/run/haptic-check/check.sock';
+
+export type CheckOutcome =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      /** `rejected`: HAProxy reported errors; `unavailable`: the check could not run. */
+      readonly failure: 'rejected' | 'unavailable';
+      readonly message: string;
+    };

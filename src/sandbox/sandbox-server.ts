@@ -1,0 +1,189 @@
+/**
+ * The check sandbox's HTTP server on its Unix socket (see sandbox-protocol.ts). Each request
+ * is hostile: the body is read only once a check slot is free (so memory is bounded by the
+ * running checks, not by the connections), up to the agents' apply body limit, parsed by the
+ * agents' own request parser, written into a fresh private directory and checked there. Every
+ * answer closes its connection; an unexpected error becomes a 500 answer, never a crash.
+ */
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { finished } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import type { ErrorResponseBody } from '../agent/api-types.ts';
+import { maxBodyBytes, parseApplyRequest } from '../agent/apply-request.ts';
+import { type AgentFailure, agentReasons, reasonStatus } from '../agent/reasons.ts';
+import { describeError } from '../errors.ts';
+import { CheckGate } from './check-gate.ts';
+import { createCheckWorkspace } from './check-workspace.ts';
+import { runHAProxyCheck } from './haproxy-check-run.ts';
+import type { SandboxLimits } from './sandbox-limits.ts';
+import { type CheckOutcome, sandboxPaths } from './sandbox-protocol.ts';
+
+export interface SandboxHandlerOptions {
+  /** The sandbox's own private directory; each check gets a fresh one inside. */
+  readonly workDir: string;
+  readonly haproxyBinary: string;
+  readonly limits: SandboxLimits;
+  readonly logger: Logger;
+}
+
+/** Time a client has to send its headers, and its whole request. */
+const headersTimeoutMs = 10_000;
+const requestTimeoutMs = 120_000;
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    connection: 'close',
+  });
+  response.end(text);
+}
+
+function sendFailure(response: ServerResponse, failure: AgentFailure): void {
+  const body: ErrorResponseBody = {
+    error: {
+      reason: failure.reason,
+      code: failure.code,
+      message: failure.message,
+      ...(failure.field === undefined ? {} : { field: failure.field }),
+    },
+  };
+  send(response, reasonStatus[failure.reason], body);
+}
+
+function failure(reason: AgentFailure['reason'], message: string): AgentFailure {
+  return { reason, code: reason, message };
+}
+
+/**
+ * The body, or undefined when it is longer than `limit` bytes. A longer body is read to its
+ * end and dropped, so the client gets the answer instead of a reset connection.
+ */
+async function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const bytes = chunk as Buffer;
+    size += bytes.byteLength;
+    if (size <= limit) chunks.push(bytes);
+  }
+  return size > limit ? undefined : Buffer.concat(chunks);
+}
+
+function isJson(request: IncomingMessage): boolean {
+  const type = request.headers['content-type'] ?? '';
+  return /^application\/json\s*(;|$)/i.test(type);
+}
+
+export function createSandboxServer(options: SandboxHandlerOptions): Server {
+  const { limits, logger } = options;
+  const gate = new CheckGate(limits.concurrent, limits.waiting);
+  const bodyLimit = maxBodyBytes(limits.request);
+
+  const check = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    if (!isJson(request)) {
+      sendFailure(
+        response,
+        failure(
+          agentReasons.UnsupportedMediaType,
+          'Send the check request as Content-Type: application/json.',
+        ),
+      );
+      return;
+    }
+    const tooLarge = failure(
+      agentReasons.TooLarge,
+      `The request body exceeds ${bodyLimit} bytes; a check takes what an agent apply takes.`,
+    );
+    if (Number(request.headers['content-length']) > bodyLimit) {
+      request.resume();
+      await finished(request);
+      sendFailure(response, tooLarge);
+      return;
+    }
+    const started = performance.now();
+    const admitted = await gate.run(async () => {
+      const body = await readBody(request, bodyLimit);
+      if (body === undefined) return tooLarge;
+      let decoded: unknown;
+      try {
+        decoded = JSON.parse(body.toString('utf8'));
+      } catch (error) {
+        return failure(
+          agentReasons.RequestInvalid,
+          `The body is not JSON (${describeError(error)}); send {"files": [...]}.`,
+        );
+      }
+      const parsed = parseApplyRequest(decoded, limits.request);
+      if (!parsed.ok) return parsed;
+      const workspace = await createCheckWorkspace(options.workDir, parsed.files);
+      try {
+        return await runHAProxyCheck({
+          configDir: workspace.configDir,
+          scratchDir: workspace.scratchDir,
+          haproxyBinary: options.haproxyBinary,
+          limits,
+        });
+      } finally {
+        await workspace.remove();
+      }
+    });
+    const outcome: CheckOutcome | AgentFailure = admitted ?? {
+      ok: false,
+      failure: 'unavailable',
+      message: `The check sandbox is busy (${limits.concurrent} checks run, ${limits.waiting} wait); try again.`,
+    };
+    if ('reason' in outcome) {
+      logger.warn({ reason: outcome.reason }, `check request refused: ${outcome.message}`);
+      sendFailure(response, outcome);
+      return;
+    }
+    logger.info(
+      {
+        ok: outcome.ok,
+        ...(outcome.ok ? {} : { failure: outcome.failure }),
+        durationMs: Math.round(performance.now() - started),
+      },
+      'check answered',
+    );
+    send(response, 200, outcome);
+  };
+
+  const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? '').split('?')[0] ?? '';
+    if (request.method === 'POST' && path === sandboxPaths.check) {
+      await check(request, response);
+    } else if (request.method === 'GET' && path === sandboxPaths.health) {
+      send(response, 200, { status: 'ok', ...gate.load() });
+    } else {
+      request.resume();
+      sendFailure(
+        response,
+        failure(
+          agentReasons.NotFound,
+          `${request.method ?? ''} ${path} does not exist on the check sandbox; use POST ${sandboxPaths.check} or GET ${sandboxPaths.health}.`,
+        ),
+      );
+    }
+  };
+
+  const server = createServer((request, response) => {
+    route(request, response).catch((error: unknown) => {
+      logger.error({ err: describeError(error) }, 'check failed unexpectedly');
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      sendFailure(
+        response,
+        failure(agentReasons.Internal, 'The check sandbox failed unexpectedly; see its log.'),
+      );
+    });
+  });
+  server.headersTimeout = headersTimeoutMs;
+  server.requestTimeout = requestTimeoutMs;
+  // Connections beyond the running and waiting checks (plus probes) are dropped at once.
+  server.maxConnections = limits.concurrent + limits.waiting + 4;
+  return server;
+}
