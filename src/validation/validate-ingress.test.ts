@@ -94,6 +94,34 @@ describe('validateIngress', () => {
     );
   });
 
+  it.each(['', 'Shop', 'a.b', 'x:y', 'a'.repeat(64)])(
+    'excludes an Ingress in the namespace %j, which becomes part of backend names',
+    (namespace) => {
+      const view = readIngress({
+        kind: 'Ingress',
+        metadata: { namespace, name: 'web' },
+        spec: { rules: [rule('a.example.com', '/')] },
+      });
+      if (typeof view === 'string') throw new Error(view);
+      const result = validateIngress(view);
+      expect(isProblem(result) ? result.field : 'accepted').toBe('metadata.namespace');
+    },
+  );
+
+  it.each([
+    ['an RFC 3339 string (AdmissionReview)', '2026-01-02T03:04:05Z', 1767323045000],
+    ['a Date (client-node informer)', new Date('2026-01-02T03:04:05Z'), 1767323045000],
+    ['nothing (an object being created)', undefined, undefined],
+    ['garbage', 'yesterday', undefined],
+  ])('reads creationTimestamp from %s', (_what, creationTimestamp, createdAt) => {
+    const view = readIngress({
+      kind: 'Ingress',
+      metadata: { namespace: 'shop', name: 'web', creationTimestamp },
+      spec: {},
+    });
+    expect(typeof view === 'string' ? view : view.createdAt).toBe(createdAt);
+  });
+
   it('excludes a template annotation with a line break, and ignores other annotations', () => {
     const bad = validateIngress(
       ingress(
@@ -125,16 +153,20 @@ describe('validateIngress', () => {
       }),
     );
     if (isProblem(result)) throw new Error(result.message);
+    const service = { name: 'web', port: { number: 80 } };
     expect(result.routes).toEqual([
-      { host: '', path: '/', pathType: 'Prefix', service: { name: 'web', port: { number: 80 } } },
+      { field: 'spec.defaultBackend', host: '', path: '/', pathType: 'Prefix', service },
       {
+        field: 'spec.rules[0].http.paths[0]',
         host: '*.example.com',
         path: '/a/',
         pathType: 'Exact',
-        service: { name: 'web', port: { number: 80 } },
+        service,
       },
-      { host: '', path: '/b', pathType: 'Prefix', service: { name: 'web', port: { number: 80 } } },
+      { field: 'spec.rules[1].http.paths[0]', host: '', path: '/b', pathType: 'Prefix', service },
     ]);
-    expect(result.tls).toEqual([{ hosts: ['*.example.com'], secretName: 'wild' }]);
+    expect(result.tls).toEqual([
+      { field: 'spec.tls[0]', hosts: ['*.example.com'], secretName: 'wild' },
+    ]);
   });
 });
