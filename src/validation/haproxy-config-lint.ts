@@ -1,110 +1,167 @@
 /**
  * The rendered HAProxy configuration is hostile input: anything taken from a Kubernetes
- * object may end up in it. Before HAProxy parses it (check or reload), the agent refuses the
- * directives that load or run code or change the environment code would run with: Lua,
- * OpenSSL engines and providers, external checks, `program` sections, the insecure fork and
- * setuid switches, and environment changes. A keyword that comes from an environment
- * variable is refused too, since its meaning is unknown until HAProxy runs.
+ * object may end up in it, and `haproxy -c` already runs Lua, loads engines and opens files
+ * while it parses. So before HAProxy sees a configuration (check or reload), controller and
+ * agent read it word by word exactly as HAProxy will (haproxy-config-words.ts) and accept it
+ * only when every section, keyword, option, action and setting is on the allow-list
+ * (haproxy-keywords.ts), every file it names stays in the configuration's directory, and it
+ * reads no environment beyond the allow-listed variables. Lines inside `.if` blocks are
+ * checked as if they ran; sections may not start inside them, so the section each line
+ * belongs to is certain.
  */
-import { type ConfigLine, type ConfigWord, splitConfig } from './haproxy-config-words.ts';
+import { type ConfigLine, splitConfig } from './haproxy-config-words.ts';
+import { keywordFinding } from './haproxy-directive-rules.ts';
+import {
+  type SectionKind,
+  conditionalMacros,
+  entryOf,
+  otherSections,
+  refusedKeywordReasons,
+  sectionKinds,
+} from './haproxy-keywords.ts';
+import {
+  type LintFinding,
+  haproxyLintReasons as reasons,
+  lintFinding,
+} from './haproxy-lint-finding.ts';
+import { addressProblem, literal, wordFinding } from './haproxy-word-rules.ts';
 
-export interface LintFinding {
-  /** 1-based line number in haproxy.cfg. */
-  readonly line: number;
-  /** The directive as HAProxy reads it. */
-  readonly directive: string;
-  readonly message: string;
-}
-
-/** Keywords refused wherever they appear, with why. */
-const forbiddenKeywords: Readonly<Record<string, string>> = {
-  'lua-load': 'loads Lua code',
-  'lua-load-per-thread': 'loads Lua code',
-  'lua-prepend-path': 'changes where Lua code is loaded from',
-  'ssl-engine': 'loads an OpenSSL engine (native code)',
-  'ssl-provider': 'loads an OpenSSL provider (native code)',
-  'ssl-provider-path': 'changes where OpenSSL providers are loaded from',
-  'external-check': 'runs external programs as health checks',
-  'insecure-fork-wanted': 'allows HAProxy to start programs',
-  'insecure-setuid-wanted': 'allows HAProxy to run setuid programs',
-  setenv: 'changes the environment of HAProxy and the programs it starts',
-  presetenv: 'changes the environment of HAProxy and the programs it starts',
-  resetenv: 'changes the environment of HAProxy and the programs it starts',
-  unsetenv: 'changes the environment of HAProxy and the programs it starts',
-};
-
-/** Sections refused, with why. */
-const forbiddenSections: Readonly<Record<string, string>> = {
-  program: 'starts an external program from the master process',
-};
-
-/** Keywords that qualify the keyword after them (`no option ...`, `default option ...`). */
-const prefixes = new Set(['no', 'default']);
-
-function keywordWords(line: ConfigLine): { words: readonly ConfigWord[]; disables: boolean } {
-  const [first, ...rest] = line.words;
-  const prefix = first?.text.toLowerCase();
-  if (prefix !== undefined && prefixes.has(prefix))
-    return { words: rest, disables: prefix === 'no' };
-  return { words: line.words, disables: false };
-}
-
-function lintLine(line: ConfigLine): LintFinding | undefined {
-  const {
-    words: [keyword, argument],
-    disables,
-  } = keywordWords(line);
-  if (keyword === undefined) return undefined;
-  const name = keyword.text.toLowerCase();
-  const directive = argument === undefined ? keyword.text : `${keyword.text} ${argument.text}`;
-  if (keyword.fromEnvironment || (name === 'option' && argument?.fromEnvironment === true)) {
-    return {
-      line: line.number,
-      directive,
-      message: `line ${line.number}: the keyword "${directive}" comes from an environment variable; write keywords literally.`,
-    };
-  }
-  // `no option external-check` only switches a feature off.
-  if (disables) return undefined;
-  const why =
-    forbiddenKeywords[name] ??
-    forbiddenSections[name] ??
-    (name.startsWith('lua-') ? 'configures Lua code' : undefined) ??
-    (name === 'option' && argument?.text.toLowerCase() === 'external-check'
-      ? forbiddenKeywords['external-check']
-      : undefined);
-  if (why === undefined) return undefined;
-  return {
-    line: line.number,
-    directive,
-    message: `line ${line.number}: "${directive}" ${why}, which the agent does not allow; remove it from the template.`,
-  };
-}
+export { type LintFinding, haproxyLintReasons } from './haproxy-lint-finding.ts';
 
 export interface ConfigInspection {
-  /** The forbidden directives, in line order; empty when the configuration may be loaded. */
+  /** The refused lines, in line order; empty when the configuration may be loaded. */
   readonly findings: readonly LintFinding[];
   /** Names of the backends it declares (`backend` and `listen` sections), for verification. */
   readonly backends: readonly string[];
+  /** Relative paths of the crt-list files its `bind` lines load; lint them with inspectCrtList. */
+  readonly crtLists: readonly string[];
 }
 
-/** Reads a configuration once: its forbidden directives and its backends. */
+interface WalkState {
+  /** The section the line is in: an allowed kind, `refused`, or undefined before any. */
+  section: SectionKind | 'refused' | undefined;
+  /** Depth of `.if` blocks. */
+  depth: number;
+  /** `default-path config` was read in the global section, outside `.if` blocks. */
+  pathsAnchored: boolean;
+}
+
+function sectionFinding(line: ConfigLine, name: string, kind: SectionKind, state: WalkState) {
+  if (state.depth > 0) {
+    return lintFinding(
+      line.number,
+      name,
+      reasons.SectionInConditional,
+      'starts a section inside an .if block',
+      'keep .if blocks inside a section, so every line belongs to a known section',
+    );
+  }
+  const [, , third, fourth] = line.words;
+  if (kind !== 'proxy' || third === undefined) return undefined;
+  if (literal(third) === 'from' && fourth !== undefined) return undefined;
+  const problem = addressProblem(third);
+  if (problem === undefined) return undefined;
+  return lintFinding(
+    line.number,
+    `${name} ${third.text}`,
+    reasons.AddressNotAllowed,
+    problem,
+    'use a bind line with an IP address or host name and port',
+  );
+}
+
+/** The first rule the line breaks, updating the walk's section, depth and anchoring. */
+function lineFinding(line: ConfigLine, state: WalkState): LintFinding | undefined {
+  if (line.error !== undefined) {
+    return lintFinding(
+      line.number,
+      line.words[0]?.text ?? '',
+      reasons.LineUnreadable,
+      `cannot be read by HAProxy (${line.error})`,
+      'fix the quoting or escaping of the line',
+    );
+  }
+  if (line.scope) {
+    return lintFinding(line.number, '[', reasons.ScopeLine, 'starts a scope line', 'remove it');
+  }
+  const words = wordFinding(line, { pathsAnchored: state.pathsAnchored });
+  if (words !== undefined) return words;
+  const name = literal(line.words[0]);
+  if (name !== undefined && conditionalMacros.has(name)) {
+    if (name === '.if') state.depth += 1;
+    if (name === '.endif') state.depth = Math.max(0, state.depth - 1);
+    return undefined;
+  }
+  const kind = name === undefined ? undefined : entryOf(sectionKinds, name);
+  if (name !== undefined && kind !== undefined) {
+    state.section = kind;
+    return sectionFinding(line, name, kind, state);
+  }
+  if (name !== undefined && otherSections.has(name)) {
+    state.section = 'refused';
+    const why = entryOf(refusedKeywordReasons, name) ?? 'is not a section haptic allows';
+    return lintFinding(
+      line.number,
+      name,
+      reasons.KeywordNotAllowed,
+      `is not allowed: it ${why}`,
+      'remove the section from the template',
+    );
+  }
+  if (state.section === 'refused') {
+    return lintFinding(
+      line.number,
+      line.words[0]?.text ?? '',
+      reasons.KeywordNotAllowed,
+      'is inside a section haptic does not allow',
+      'remove the section from the template',
+    );
+  }
+  const found = keywordFinding(line, state.section);
+  if (found === undefined && name === 'default-path' && state.depth === 0) {
+    state.pathsAnchored = true;
+  }
+  return found;
+}
+
+/** Reads a configuration once: its refused lines, its backends and its crt-lists. */
 export function inspectHaproxyConfig(config: string): ConfigInspection {
   if (config.includes('\0')) {
     const line = config.slice(0, config.indexOf('\0')).split('\n').length;
-    const message = 'haproxy.cfg contains a NUL byte; HAProxy configurations are text.';
-    return { findings: [{ line, directive: 'NUL', message }], backends: [] };
+    return {
+      findings: [
+        lintFinding(
+          line,
+          'NUL',
+          reasons.NulByte,
+          'is a NUL byte; HAProxy configurations are text',
+          'remove it',
+        ),
+      ],
+      backends: [],
+      crtLists: [],
+    };
   }
   const findings: LintFinding[] = [];
   const backends: string[] = [];
-  // Keywords are the first word, or the second after `no` / `default`; then one argument.
-  for (const line of splitConfig(config, 3)) {
-    const finding = lintLine(line);
-    if (finding !== undefined) findings.push(finding);
+  const crtLists: string[] = [];
+  const state: WalkState = { section: undefined, depth: 0, pathsAnchored: false };
+  for (const line of splitConfig(config)) {
+    const finding = lineFinding(line, state);
+    if (finding !== undefined) {
+      findings.push(finding);
+      continue;
+    }
     const [keyword, name] = line.words;
     if ((keyword?.text === 'backend' || keyword?.text === 'listen') && name !== undefined) {
       backends.push(name.text);
     }
+    if (keyword?.text === 'bind') {
+      line.words.forEach((word, index) => {
+        const next = line.words[index + 1];
+        if (word.text === 'crt-list' && next !== undefined) crtLists.push(next.text);
+      });
+    }
   }
-  return { findings, backends };
+  return { findings, backends, crtLists };
 }
