@@ -91,7 +91,8 @@ describe('validateRelease', () => {
     expect(trace.reads).toEqual([
       {
         namespace: 'haptic',
-        secrets: ['haptic-agent-ca', 'haptic-agent-server-tls', 'haptic-agent-client-tls'],
+        secrets: ['haptic-agent-server-tls', 'haptic-agent-client-tls'],
+        metadataOnly: ['haptic-agent-ca'],
         deployments: { server: 'haptic-haproxy', client: 'haptic-controller' },
       },
     ]);

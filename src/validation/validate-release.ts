@@ -53,7 +53,13 @@ export interface ReleaseRequest {
 /** What to read from the cluster: the plan's readable Secrets and the two Deployments. */
 export interface LiveReads {
   readonly namespace: string;
+  /** Secrets read whole. */
   readonly secrets: readonly string[];
+  /**
+   * Secrets whose data no rule reads, read as metadata only: the issuer Secret, of which only
+   * the provider markers count, so its CA key never leaves the API server for a validation.
+   */
+  readonly metadataOnly: readonly string[];
   readonly deployments: { readonly server: string; readonly client: string };
 }
 
@@ -81,9 +87,13 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 }
 
 function liveReads(plan: ReleasePlan): LiveReads {
+  const readable = plan.secrets.filter((secret) => secret.readable);
+  const names = (wanted: (role: string) => boolean): string[] =>
+    readable.filter((secret) => wanted(secret.role)).map((secret) => secret.name);
   return {
     namespace: plan.namespace,
-    secrets: plan.secrets.filter((secret) => secret.readable).map((secret) => secret.name),
+    secrets: names((role) => role !== 'issuer'),
+    metadataOnly: names((role) => role === 'issuer'),
     deployments: { server: plan.haproxyDeployment, client: plan.controllerDeployment },
   };
 }

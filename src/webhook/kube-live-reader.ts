@@ -1,11 +1,19 @@
 /**
- * Live reads for the validator through the Kubernetes API: the Secrets a release names and the
- * identity Secrets its running Deployments mount. Read-only; a missing object is `undefined`.
+ * Live reads for the validator through the Kubernetes API: the Secrets a release names (the
+ * issuer Secret as metadata only) and the identity Secrets its running Deployments mount.
+ * Read-only; a missing object is `undefined`.
  * Kept apart from the rest of the webhook so offline runs never load the Kubernetes client.
  */
-import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  type KubeConfig,
+  type V1Secret,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { HapticError, errorCodes } from '../errors.ts';
 import { makeApiClient } from '../kube/api-client.ts';
+import { apiStatus, kubeRequestError } from '../kube/api-errors.ts';
 import { DeploymentClient } from '../kube/deployments.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
 import { SecretClient } from '../kube/secrets.ts';
@@ -22,6 +30,12 @@ function secretObject(secret: V1Secret, namespace: string): SecretObject {
     data: secret.data ?? {},
   };
 }
+
+/** Asks the API server for an object's metadata only (a PartialObjectMetadata, no data). */
+const metadataOnly = setHeaderOptions(
+  'Accept',
+  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1',
+);
 
 export interface KubeLiveReaderOptions {
   /** A kubeconfig file; otherwise KUBECONFIG, ~/.kube/config or the Pod's ServiceAccount. */
@@ -47,6 +61,15 @@ export function createKubeLiveReader(options: KubeLiveReaderOptions): KubeLiveRe
     async readSecret(namespace, name) {
       const secret = await new SecretClient(core, namespace).read(name);
       return secret === undefined ? undefined : secretObject(secret, namespace);
+    },
+    async readSecretMetadata(namespace, name) {
+      try {
+        const found = await core.readNamespacedSecret({ name, namespace }, metadataOnly);
+        return secretObject(found, namespace);
+      } catch (error) {
+        if (apiStatus(error) === 404) return undefined;
+        throw kubeRequestError(`read the metadata of Secret ${namespace}/${name}`, error);
+      }
     },
     async readMountedSecret(namespace, deployment, volume) {
       try {

@@ -16,6 +16,8 @@ import type {
 /** Read-only access to what a release validation reads from the cluster. */
 export interface LiveReader {
   readSecret(namespace: string, name: string): Promise<SecretObject | undefined>;
+  /** The Secret's metadata as the API server sends it when asked for metadata only; no data. */
+  readSecretMetadata(namespace: string, name: string): Promise<SecretObject | undefined>;
   /** The Secret a Deployment's volume mounts, or undefined when there is none (or no Deployment). */
   readMountedSecret(
     namespace: string,
@@ -41,7 +43,10 @@ export interface ReleaseIoOptions {
 export async function readLiveState(reader: LiveReader, reads: LiveReads): Promise<LiveState> {
   const { namespace } = reads;
   const [secrets, server, client] = await Promise.all([
-    Promise.all(reads.secrets.map((name) => reader.readSecret(namespace, name))),
+    Promise.all([
+      ...reads.secrets.map((name) => reader.readSecret(namespace, name)),
+      ...reads.metadataOnly.map((name) => reader.readSecretMetadata(namespace, name)),
+    ]),
     reader.readMountedSecret(namespace, reads.deployments.server, 'agent-tls'),
     reader.readMountedSecret(namespace, reads.deployments.client, 'agent-tls'),
   ]);
