@@ -8,7 +8,7 @@
  *   node bench/controller-propagation.ts [changes=20]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type IncomingMessage, createServer, request } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,6 +21,7 @@ import {
 } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { startLocalCluster } from '../dev/lib/local-cluster.ts';
+import { startNetnsHost } from '../dev/lib/netns-host.ts';
 import { projectRoot, toolPath } from '../dev/lib/tools.ts';
 import {
   type HAProxyReplica,
@@ -58,12 +59,10 @@ try {
   const discovery = kc.makeApiClient(DiscoveryV1Api);
   const networking = kc.makeApiClient(NetworkingV1Api);
   for (const [i, name] of ['blue', 'green'].entries()) {
-    const address = `127.0.0.${60 + i}`;
-    const server = createServer((_req, res) => res.end(name));
-    await new Promise<void>((resolve) => server.listen(0, address, resolve));
-    stops.push(() => new Promise((resolve) => server.close(resolve)));
-    const bound = server.address();
-    const port = typeof bound === 'object' && bound !== null ? bound.port : 0;
+    // Each backend is a test host (a network namespace), reached like a Pod at an IPv4 address.
+    const host = await startNetnsHost({ body: name, logFile: join(dir, `backend-${i}.log`) });
+    stops.push(() => host.stop());
+    const { address, port } = host;
     await core.createNamespacedService({
       namespace: 'haptic',
       body: {
@@ -75,7 +74,7 @@ try {
       namespace: 'haptic',
       body: {
         metadata: { name: `${name}-1`, labels: { 'kubernetes.io/service-name': name } },
-        addressType: 'FQDN',
+        addressType: 'IPv4',
         ports: [{ name: 'http', port }],
         endpoints: [{ addresses: [address] }],
       },
@@ -126,7 +125,7 @@ try {
       call.end();
     });
   const served = async (name: string): Promise<boolean> =>
-    (await Promise.all(replicas.map((r) => get(r.address)))).every((a) => a === name);
+    (await Promise.all(replicas.map((r) => get(r.address)))).every((a) => a === `${name} /`);
   await networking.createNamespacedIngress({ namespace: 'haptic', body: ingress('blue') });
   while (!(await served('blue'))) await sleep(20);
   const times: number[] = [];

@@ -3,7 +3,6 @@
 // on loopback, a sample backend behind a Service + EndpointSlice and an Ingress with TLS; then
 // the HTTP and HTTPS answers through both HAProxy replicas. Ctrl-C stops everything.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { startLocalCluster } from './lib/local-cluster.ts';
+import { startNetnsHost } from './lib/netns-host.ts';
 import { projectRoot, toolPath } from './lib/tools.ts';
 import { controllerReplica, startHAProxyReplica } from './local-pods/release-pods.ts';
 
@@ -78,16 +78,14 @@ try {
     say(`haptic-controller-${i}: health ${address}:8080, metrics ${address}:9090`);
   }
 
-  const backendAddress = '127.0.0.50';
-  const backend = createServer((req, res) => {
-    res
-      .writeHead(200, { 'content-type': 'text/plain' })
-      .end(`hello from the demo backend (${req.method ?? ''} ${req.url ?? ''})`);
+  // The sample backend runs on a test host of its own (a network namespace), so its address
+  // is an ordinary IPv4 endpoint, as a Pod's would be.
+  const backend = await startNetnsHost({
+    body: 'hello from the demo backend',
+    logFile: join(dir, 'backend.log'),
   });
-  await new Promise<void>((resolve) => backend.listen(0, backendAddress, resolve));
-  stops.push(() => new Promise((resolve) => backend.close(resolve)));
-  const bound = backend.address();
-  const backendPort = typeof bound === 'object' && bound !== null ? bound.port : 0;
+  stops.push(() => backend.stop());
+  const { address: backendAddress, port: backendPort } = backend;
   const certDir = mkdtempSync(join(dir, 'cert-'));
   await execa('openssl', [
     ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'],
@@ -108,8 +106,6 @@ try {
       spec: { clusterIP: 'None', ports: [{ name: 'http', port: 80, targetPort: backendPort }] },
     },
     {
-      // The API server refuses loopback IPs in IPv4 slices; an FQDN slice names the backend by
-      // its dotted address, which HAProxy resolves to itself.
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',
       metadata: {
@@ -117,7 +113,7 @@ try {
         namespace: 'demo',
         labels: { 'kubernetes.io/service-name': 'web' },
       },
-      addressType: 'FQDN',
+      addressType: 'IPv4',
       ports: [{ name: 'http', port: backendPort, protocol: 'TCP' }],
       endpoints: [{ addresses: [backendAddress], conditions: { ready: true } }],
     },

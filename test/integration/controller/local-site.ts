@@ -1,13 +1,13 @@
 /**
  * A release of the chart installed in a test namespace (hooks run by the Job runner), its two
  * haptic-haproxy replicas and its controller replicas run locally exactly as the Deployments
- * say (dev/local-pods), and sample backends: small HTTP servers on loopback exposed through a
- * Service and an EndpointSlice. Each site uses its own 127.x.y.0/24 addresses and its own
- * IngressClass, so test files running in parallel never see each other.
+ * say (dev/local-pods), and sample backends: small HTTP servers on test hosts (network
+ * namespaces, dev/lib/netns-host.ts) exposed through a Service and an IPv4 EndpointSlice. Each
+ * site uses its own 127.x.y.0/24 addresses and its own IngressClass, so test files running in
+ * parallel never see each other.
  */
 import { randomInt } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { type Server, createServer } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import {
   controllerReplica,
   startHAProxyReplica,
 } from '../../../dev/local-pods/release-pods.ts';
+import { type NetnsHost, startNetnsHost } from '../../../dev/lib/netns-host.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { adminKubeConfig, createTestNamespace, helm, kubectl } from '../../support/cluster.ts';
 import { selfSignedCertificate } from '../../support/self-signed.ts';
@@ -27,7 +28,7 @@ export interface Backend {
   readonly name: string;
   readonly address: string;
   readonly port: number;
-  readonly server: Server;
+  readonly host: NetnsHost;
 }
 
 export interface Answer {
@@ -117,25 +118,21 @@ export class LocalSite {
   }
 
   /**
-   * An HTTP server on 127.0.0.1 answering `<name> <path>`, with a Service and an EndpointSlice.
-   * The API server refuses loopback IPs in IPv4 EndpointSlices, so an FQDN slice names the
-   * server by its dotted address, which HAProxy resolves to itself.
+   * A test host answering `<name> <path>` (its own network namespace, reached through a veth),
+   * with a Service and an IPv4 EndpointSlice naming its address, as a Pod's would be.
    */
   async addBackend(name: string): Promise<Backend> {
-    const address = `${this.subnet}.${100 + this.backends.length}`;
-    const server = createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(`${name} ${req.url ?? ''}`);
+    const host = await startNetnsHost({
+      body: name,
+      logFile: join(this.dir, `backend-${name}.log`),
     });
-    await new Promise<void>((resolve) => server.listen(0, address, resolve));
-    const bound = server.address();
-    const port = typeof bound === 'object' && bound !== null ? bound.port : 0;
-    const backend = { name, address, port, server };
+    const backend = { name, address: host.address, port: host.port, host };
     this.backends.push(backend);
     await this.apply({
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name, namespace: this.namespace },
-      spec: { ports: [{ name: 'http', port: 80, targetPort: port }], clusterIP: 'None' },
+      spec: { ports: [{ name: 'http', port: 80, targetPort: host.port }], clusterIP: 'None' },
     });
     await this.apply({
       apiVersion: 'discovery.k8s.io/v1',
@@ -145,9 +142,9 @@ export class LocalSite {
         namespace: this.namespace,
         labels: { 'kubernetes.io/service-name': name },
       },
-      addressType: 'FQDN',
-      ports: [{ name: 'http', port, protocol: 'TCP' }],
-      endpoints: [{ addresses: [address], conditions: { ready: true } }],
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: host.port, protocol: 'TCP' }],
+      endpoints: [{ addresses: [host.address], conditions: { ready: true } }],
     });
     return backend;
   }
@@ -242,8 +239,6 @@ export class LocalSite {
   async stop(): Promise<void> {
     await Promise.all(this.controllers.map((controller) => controller.pod.stop()));
     await Promise.all(this.replicas.map((replica) => replica.pod.stop()));
-    await Promise.all(
-      this.backends.map((backend) => new Promise((resolve) => backend.server.close(resolve))),
-    );
+    await Promise.all(this.backends.map((backend) => backend.host.stop()));
   }
 }
