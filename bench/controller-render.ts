@@ -1,57 +1,119 @@
 /**
  * Render + check time of the controller for 100, 1,000 and 5,000 Ingresses with the chart's
- * default HAProxyTemplateConfig: routing model and Liquid rendering (goal: 5,000 under 1 s,
- * growing linearly), then the sandboxed `haproxy -c` of the rendered files. Median of 5 runs
- * after one warm-up; the second render of the same snapshot must give the same digest.
+ * default HAProxyTemplateConfig: routing model and Liquid rendering, once in-process (the
+ * engine called directly) and once through the render process the controller uses
+ * (template-renderer.ts: IPC, hard time and heap limits; goal: 5,000 under 1 s, growing
+ * linearly), then `haproxy -c` of the rendered files in the check sandbox. Columns: the
+ * routing model alone, Liquid alone in-process and through the render process (the same
+ * context; the difference is the cost of the process: IPC both ways), the whole
+ * renderBundle per 1,000 Ingresses, the check. Median of `runs` after one warm-up; both ways
+ * and every run must give the same digest.
  *
- *   node bench/controller-render.ts [sizes=100,1000,5000]
+ *   node bench/controller-render.ts [sizes=100,1000,5000] [runs=5]
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalSandbox } from '../dev/lib/local-sandbox.ts';
 import { checkBundle } from '../src/controller/bundle-check.ts';
-import { renderBundle } from '../src/controller/render-bundle.ts';
+import { assembleBundle, renderBundle, requestModel } from '../src/controller/render-bundle.ts';
 import { readTemplateConfig } from '../src/controller/template-config.ts';
-import { createTemplateEngine, parseTemplates } from '../src/controller/template-engine.ts';
+import {
+  createTemplateEngine,
+  parseTemplates,
+  renderTemplates,
+  templateContext,
+} from '../src/controller/template-engine.ts';
+import { TemplateRenderer } from '../src/controller/template-renderer.ts';
 import { defaultTemplateConfig, snapshotOf } from './controller-fixture.ts';
 
 const sizes = (process.argv[2] ?? '100,1000,5000').split(',').map(Number);
+const runs = Number(process.argv[3] ?? 5);
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 const engine = createTemplateEngine();
 const config = readTemplateConfig(defaultTemplateConfig());
 if ('message' in config) throw new Error(config.message);
-const templates = parseTemplates(engine, config);
-if ('message' in templates) throw new Error(templates.message);
+const parsed = parseTemplates(engine, config);
+if ('message' in parsed) throw new Error(parsed.message);
+const renderer = new TemplateRenderer();
+const dir = mkdtempSync(join(tmpdir(), 'bench-render-'));
+const sandbox = await startLocalSandbox({ dir });
 
-process.stdout.write(
-  'ingresses  render ms  per 1k  check ms  haproxy.cfg+maps bytes  deterministic\n',
-);
-for (const n of sizes) {
-  const snapshot = await snapshotOf(n);
-  const request = { snapshot, templates, ingressClass: 'haptic', now: new Date() };
-  const renders: number[] = [];
-  const checks: number[] = [];
-  let digest = '';
-  let deterministic = true;
-  let bytes = 0;
-  for (let run = 0; run < 6; run += 1) {
-    const started = performance.now();
-    const outcome = renderBundle(engine, request);
-    const renderMs = performance.now() - started;
-    if (!outcome.ok) throw new Error(outcome.message);
-    if (digest !== '' && digest !== outcome.digest) deterministic = false;
-    digest = outcome.digest;
-    bytes = outcome.files.reduce((sum, file) => sum + file.content.byteLength, 0);
-    const checkStarted = performance.now();
-    const check = await checkBundle(outcome.files);
-    const checkMs = performance.now() - checkStarted;
-    if (!check.ok) throw new Error(check.message);
-    if (run > 0) {
-      renders.push(renderMs);
-      checks.push(checkMs);
-    }
-  }
-  const render = median(renders);
+const timed = async <T>(work: () => T | Promise<T>): Promise<[T, number]> => {
+  const started = performance.now();
+  const value = await work();
+  return [value, performance.now() - started];
+};
+
+try {
   process.stdout.write(
-    `${String(n).padStart(9)}  ${render.toFixed(1).padStart(9)}  ${((render / n) * 1000).toFixed(1).padStart(6)}  ${median(checks).toFixed(1).padStart(8)}  ${String(bytes).padStart(22)}  ${String(deterministic).padStart(13)}\n`,
+    'ingresses  model ms  render in-process ms  render process ms  overhead ms  full render per 1k ms  check ms  haproxy.cfg+maps bytes  deterministic\n',
   );
+  for (const n of sizes) {
+    const snapshot = await snapshotOf(n);
+    const request = {
+      snapshot,
+      templates: { key: 'bench/1', config },
+      ingressClass: 'haptic',
+      now: new Date(),
+    };
+    const models: number[] = [];
+    const inProcess: number[] = [];
+    const viaProcess: number[] = [];
+    const full: number[] = [];
+    const checks: number[] = [];
+    const digests = new Set<string>();
+    let bytes = 0;
+    for (let run = 0; run < runs + 1; run += 1) {
+      const [model, modelMs] = await timed(() => requestModel(request));
+      const context = templateContext(model.model, 'haptic');
+      const [local, localMs] = await timed(() => renderTemplates(engine, parsed, context));
+      const [remote, remoteMs] = await timed(() =>
+        renderer.render({ ...request.templates, context }),
+      );
+      const [bundle, fullMs] = await timed(() => renderBundle(renderer, request));
+      if (!local.ok) throw new Error(local.message);
+      if (!remote.ok) throw new Error(remote.message);
+      if (!bundle.ok) throw new Error(bundle.message);
+      for (const files of [local.files, remote.files]) {
+        const assembled = assembleBundle(model, files);
+        if (!assembled.ok) throw new Error(assembled.message);
+        digests.add(assembled.digest);
+      }
+      digests.add(bundle.digest);
+      bytes = bundle.files.reduce((sum, file) => sum + file.content.byteLength, 0);
+      const [check, checkMs] = await timed(() =>
+        checkBundle(bundle.files, { socket: sandbox.socket }),
+      );
+      if (!check.ok) throw new Error(check.message);
+      if (run > 0) {
+        models.push(modelMs);
+        inProcess.push(localMs);
+        viaProcess.push(remoteMs);
+        full.push(fullMs);
+        checks.push(checkMs);
+      }
+    }
+    const local = median(inProcess);
+    const remote = median(viaProcess);
+    const columns = [
+      [n, 9, 0],
+      [median(models), 8, 1],
+      [local, 20, 1],
+      [remote, 17, 1],
+      [remote - local, 11, 1],
+      [(median(full) / n) * 1000, 21, 1],
+      [median(checks), 8, 1],
+      [bytes, 22, 0],
+    ] as const;
+    process.stdout.write(
+      `${columns.map(([value, width, digits]) => value.toFixed(digits).padStart(width)).join('  ')}  ${String(digests.size === 1).padStart(13)}\n`,
+    );
+  }
+} finally {
+  await renderer.close();
+  await sandbox.stop();
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -1,23 +1,33 @@
 /**
- * Render → lint → sandboxed `haproxy -c`, shared by the reconciler and admission. The parsed
- * templates are kept while the HAProxyTemplateConfig's resourceVersion stays; the check
- * result is kept for the last digest, so rendering the same inputs twice checks once.
+ * Render → lint → sandboxed `haproxy -c`, shared by the reconciler and admission. Rendering
+ * runs in the render process (template-renderer.ts), which keeps a stored
+ * HAProxyTemplateConfig's parsed templates while its uid/resourceVersion stays. Check results
+ * are kept by digest, so rendering the same inputs twice checks once.
+ *
+ * When HAProxy rejects the configuration and the lines it names were made from some
+ * Ingresses' values (check-failure-culprits.ts), those Ingresses are left out and the rest
+ * is rendered and checked again, a bounded number of times: one tenant's object never
+ * blocks the others. A line the template wrote by itself fails the whole configuration, as
+ * does anything still failing after the last round; the first rejection is reported.
  */
-import type { Liquid } from 'liquidjs';
 import type { BundleFile } from './agent-client.ts';
 import { type BundleCheckOptions, checkBundle } from './bundle-check.ts';
-import type { ClusterSnapshot } from './cluster-snapshot.ts';
+import { checkFailureCulprits } from './check-failure-culprits.ts';
+import { checkFailureLocations } from './check-failure-locations.ts';
+import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 import { type RenderStage, renderBundle } from './render-bundle.ts';
-import type { ModelResult } from './routing-model.ts';
-import { readTemplateConfig } from './template-config.ts';
-import { type ParsedTemplates, createTemplateEngine, parseTemplates } from './template-engine.ts';
+import type { ExcludedIngress, ModelResult } from './routing-model.ts';
+import { type TemplateConfig, readTemplateConfig } from './template-config.ts';
+import { type TemplateLimits, defaultTemplateLimits } from './template-engine.ts';
+import { TemplateRenderer } from './template-renderer.ts';
 
 export type PipelineOutcome =
   | {
       readonly ok: true;
       readonly files: readonly BundleFile[];
       readonly digest: string;
+      /** The model delivered; `excluded` includes the Ingresses left out at the check. */
       readonly model: ModelResult;
       readonly renderMs: number;
       readonly checkMs: number;
@@ -30,13 +40,37 @@ export type PipelineOutcome =
       readonly model?: ModelResult;
     };
 
+type PipelineFailure = Extract<PipelineOutcome, { ok: false }>;
+
 export interface ConfigPipelineOptions {
   readonly ingressClass: string;
   /** `namespace/name` of the default certificate Secret. */
   readonly defaultCertificate?: string;
-  readonly check?: BundleCheckOptions;
+  readonly check: BundleCheckOptions;
   readonly metrics?: ControllerMetrics;
+  /** @default defaultTemplateLimits */
+  readonly templateLimits?: TemplateLimits;
+  /** Checks after leaving out Ingresses whose lines HAProxy rejects. @default 3 */
+  readonly isolationRounds?: number;
 }
+
+export interface RunOptions {
+  /** Keep a rejection or success of `haproxy -c` for this digest. @default true */
+  readonly remember?: boolean;
+  /** A proposed object (admission): its templates are parsed afresh and not kept. */
+  readonly proposed?: boolean;
+  /** Milliseconds the whole run may take; rendering and checking stop when they are up. */
+  readonly deadlineMs?: number;
+}
+
+interface CheckResult {
+  readonly ok: boolean;
+  readonly failure?: 'rejected' | 'unavailable';
+  readonly message: string;
+}
+
+/** Check results kept, by digest. */
+const keptChecks = 16;
 
 function storedMetadata(
   config: unknown,
@@ -52,97 +86,156 @@ function storedMetadata(
   return { uid: text('uid'), resourceVersion: text('resourceVersion') };
 }
 
+function withoutIngresses(
+  snapshot: ClusterSnapshot,
+  excluded: readonly ExcludedIngress[],
+): ClusterSnapshot {
+  const left = new Set(excluded.map((entry) => objectKey(entry.namespace, entry.name)));
+  return {
+    ...snapshot,
+    ingresses: snapshot.ingresses.filter((view) => !left.has(objectKey(view.namespace, view.name))),
+  };
+}
+
 export class ConfigPipeline {
   readonly #options: ConfigPipelineOptions;
-  readonly #engine: Liquid = createTemplateEngine();
-  #parsed: { readonly version: string; readonly templates: ParsedTemplates } | undefined;
-  #lastCheck:
-    { readonly digest: string; readonly ok: boolean; readonly message: string } | undefined;
+  readonly #renderer: TemplateRenderer;
+  #read: { readonly version: string; readonly config: TemplateConfig } | undefined;
+  readonly #checks = new Map<string, CheckResult>();
 
   constructor(options: ConfigPipelineOptions) {
     this.#options = options;
+    this.#renderer = new TemplateRenderer(options.templateLimits ?? defaultTemplateLimits);
   }
 
-  /** Parses (or reuses) the templates of a HAProxyTemplateConfig object. */
-  templatesOf(
+  /** Stops the render process. */
+  close(): Promise<void> {
+    return this.#renderer.close();
+  }
+
+  /** The templates of a HAProxyTemplateConfig object, and the key their parse is kept under. */
+  #templates(
     config: unknown,
-  ): ParsedTemplates | { readonly field: string; readonly message: string } {
-    // Proposed objects (admission) are never cached: only stored ones carry a resourceVersion.
-    const metadata = storedMetadata(config);
+    proposed: boolean,
+  ):
+    | { readonly key: string | undefined; readonly config: TemplateConfig }
+    | { readonly field: string; readonly message: string } {
+    // Proposed objects (admission) carry the stored object's resourceVersion: never kept.
+    const metadata = proposed ? undefined : storedMetadata(config);
     const resourceVersion = metadata?.resourceVersion ?? '';
     const version = `${metadata?.uid ?? ''}/${resourceVersion}`;
-    if (resourceVersion !== '' && this.#parsed?.version === version) return this.#parsed.templates;
+    const key = resourceVersion === '' ? undefined : version;
+    if (key !== undefined && this.#read?.version === key) return { key, config: this.#read.config };
     const read = readTemplateConfig(config);
     if ('message' in read) return read;
-    const parsed = parseTemplates(this.#engine, read);
-    if ('message' in parsed) return parsed;
-    if (resourceVersion !== '') this.#parsed = { version, templates: parsed };
-    return parsed;
-  }
-
-  #parseProposed(
-    config: unknown,
-  ): ParsedTemplates | { readonly field: string; readonly message: string } {
-    const read = readTemplateConfig(config);
-    return 'message' in read ? read : parseTemplates(this.#engine, read);
+    if (key !== undefined) this.#read = { version: key, config: read };
+    return { key, config: read };
   }
 
   async run(
     config: unknown,
     snapshot: ClusterSnapshot,
     now: Date,
-    options: { readonly remember?: boolean; readonly proposed?: boolean } = {},
+    options: RunOptions = {},
   ): Promise<PipelineOutcome> {
-    const templates =
-      options.proposed === true ? this.#parseProposed(config) : this.templatesOf(config);
+    const deadline =
+      options.deadlineMs === undefined ? undefined : performance.now() + options.deadlineMs;
+    const templates = this.#templates(config, options.proposed === true);
     if ('message' in templates) return { ok: false, stage: 'config', ...templates };
-    const started = performance.now();
-    const rendered = renderBundle(this.#engine, {
-      snapshot,
-      templates,
-      ingressClass: this.#options.ingressClass,
-      now,
-      ...(this.#options.defaultCertificate === undefined
-        ? {}
-        : { defaultCertificate: this.#options.defaultCertificate }),
-    });
-    const renderMs = performance.now() - started;
-    this.#options.metrics?.renderSeconds.observe(renderMs / 1000);
-    if (!rendered.ok) return rendered;
-    const cached = this.#lastCheck?.digest === rendered.digest ? this.#lastCheck : undefined;
+    const rounds = this.#options.isolationRounds ?? 3;
+    const left: ExcludedIngress[] = [];
+    let current = snapshot;
+    let first: PipelineFailure | undefined;
+    let renderMs = 0;
     let checkMs = 0;
-    let check = cached;
-    if (check === undefined) {
+    for (let round = 0; ; round += 1) {
+      const started = performance.now();
+      const rendered = await renderBundle(this.#renderer, {
+        snapshot: current,
+        templates,
+        ingressClass: this.#options.ingressClass,
+        now,
+        ...(this.#options.defaultCertificate === undefined
+          ? {}
+          : { defaultCertificate: this.#options.defaultCertificate }),
+        ...(deadline === undefined ? {} : { deadline }),
+      });
+      const ms = performance.now() - started;
+      renderMs += ms;
+      this.#options.metrics?.renderSeconds.observe(ms / 1000);
+      if (!rendered.ok) return first ?? rendered;
       const checkStarted = performance.now();
-      const outcome = await checkBundle(rendered.files, this.#options.check);
-      checkMs = performance.now() - checkStarted;
-      this.#options.metrics?.checkSeconds.observe(checkMs / 1000);
-      check = {
-        digest: rendered.digest,
-        ok: outcome.ok,
-        message: outcome.ok ? '' : outcome.message,
-      };
-      // A check that could not run (timeout, missing binary) is not remembered.
-      if (options.remember !== false && (outcome.ok || outcome.failure === 'rejected')) {
-        this.#lastCheck = check;
+      const check = await this.#check(rendered.digest, rendered.files, deadline, options);
+      checkMs += performance.now() - checkStarted;
+      if (check.ok) {
+        const model =
+          left.length === 0
+            ? rendered.model
+            : { ...rendered.model, excluded: [...rendered.model.excluded, ...left] };
+        return {
+          ok: true,
+          files: rendered.files,
+          digest: rendered.digest,
+          model,
+          renderMs,
+          checkMs,
+        };
       }
-    }
-    if (!check.ok) {
-      return {
+      first ??= {
         ok: false,
         stage: 'check',
         field: 'spec.haproxyConfig.template',
         message: `haproxy -c rejects the rendered configuration: ${check.message}`,
         model: rendered.model,
       };
+      if (check.failure !== 'rejected' || round >= rounds) return first;
+      const verdict = checkFailureCulprits({
+        locations: checkFailureLocations(check.message),
+        files: new Map(rendered.files.map((file) => [file.path, file.content.toString()])),
+        model: rendered.model.model,
+        ingresses: current.ingresses,
+      });
+      if (verdict.blame === 'template') return first;
+      left.push(...verdict.excluded);
+      current = withoutIngresses(current, verdict.excluded);
     }
-    return {
-      ok: true,
-      files: rendered.files,
-      digest: rendered.digest,
-      model: rendered.model,
-      renderMs,
-      checkMs,
-    };
+  }
+
+  /** `haproxy -c` of a digest, or its kept result. */
+  async #check(
+    digest: string,
+    files: readonly BundleFile[],
+    deadline: number | undefined,
+    options: RunOptions,
+  ): Promise<CheckResult> {
+    const kept = this.#checks.get(digest);
+    if (kept !== undefined) return kept;
+    const { check } = this.#options;
+    const left = deadline === undefined ? undefined : Math.floor(deadline - performance.now());
+    if (left !== undefined && left <= 0) {
+      return {
+        ok: false,
+        failure: 'unavailable',
+        message: 'no time was left before the deadline of the request to run it.',
+      };
+    }
+    const started = performance.now();
+    const outcome = await checkBundle(
+      files,
+      left === undefined ? check : { ...check, timeoutMs: Math.min(check.timeoutMs ?? left, left) },
+    );
+    this.#options.metrics?.checkSeconds.observe((performance.now() - started) / 1000);
+    const result: CheckResult = outcome.ok
+      ? { ok: true, message: '' }
+      : { ok: false, failure: outcome.failure, message: outcome.message };
+    // A check that could not run (timeout, missing binary) is not kept.
+    if (options.remember !== false && (outcome.ok || outcome.failure === 'rejected')) {
+      this.#checks.set(digest, result);
+      for (const old of this.#checks.keys()) {
+        if (this.#checks.size <= keptChecks) break;
+        this.#checks.delete(old);
+      }
+    }
+    return result;
   }
 }

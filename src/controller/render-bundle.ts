@@ -1,24 +1,27 @@
 /**
- * Snapshot → files for the agents: the routing model, the templates, then the lint of
- * haproxy.cfg for code-loading directives (the agent's own lint). Pure apart from the
- * template engine's clock limits: the same snapshot and templates give byte-identical files
- * and the same digest.
+ * Snapshot → files for the agents: the routing model, the templates (rendered by the render
+ * process, see template-renderer.ts), then the lint of haproxy.cfg (the agent's own lint).
+ * The same snapshot and templates give byte-identical files and the same digest.
  */
 import { createHash } from 'node:crypto';
-import type { Liquid } from 'liquidjs';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
 import type { BundleFile } from './agent-client.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
-import { type ExcludedIngress, type ModelResult, buildRoutingModel } from './routing-model.ts';
-import { type ParsedTemplates, renderTemplates, templateContext } from './template-engine.ts';
+import { type ModelResult, buildRoutingModel } from './routing-model.ts';
+import type { TemplateConfig } from './template-config.ts';
+import { type RenderedFile, templateContext } from './template-engine.ts';
+import type { TemplateRenderer } from './template-renderer.ts';
 
 export interface RenderRequest {
   readonly snapshot: ClusterSnapshot;
-  readonly templates: ParsedTemplates;
+  /** The templates, and the key their parse is kept under (undefined: not kept). */
+  readonly templates: { readonly key: string | undefined; readonly config: TemplateConfig };
   readonly ingressClass: string;
   /** `namespace/name` of the default certificate Secret. */
   readonly defaultCertificate?: string;
   readonly now: Date;
+  /** `performance.now()` by which rendering must end. */
+  readonly deadline?: number;
 }
 
 export type RenderStage = 'template' | 'lint' | 'check';
@@ -33,14 +36,15 @@ export type BundleOutcome =
     }
   | {
       readonly ok: false;
-      readonly stage: RenderStage;
+      /** `config`: a template does not parse. */
+      readonly stage: 'config' | 'template' | 'lint';
       readonly field: string;
       readonly message: string;
       readonly model: ModelResult;
     };
 
 /** Digest of a set of files: path and content of each, in path order. */
-export function bundleDigest(files: readonly BundleFile[]): string {
+function bundleDigest(files: readonly BundleFile[]): string {
   const hash = createHash('sha256');
   for (const file of files) {
     hash.update(`${file.path}\0${file.content.byteLength}\0`);
@@ -49,26 +53,24 @@ export function bundleDigest(files: readonly BundleFile[]): string {
   return `sha256:${hash.digest('hex')}`;
 }
 
-export function excludedSummary(excluded: readonly ExcludedIngress[]): string {
-  return excluded.map((entry) => entry.message).join(' ');
-}
-
-export function renderBundle(engine: Liquid, request: RenderRequest): BundleOutcome {
-  const model = buildRoutingModel(request.snapshot, {
+/** The routing model a request renders from. */
+export function requestModel(request: Omit<RenderRequest, 'templates'>): ModelResult {
+  return buildRoutingModel(request.snapshot, {
     now: request.now,
     ...(request.defaultCertificate === undefined
       ? {}
       : { defaultCertificate: request.defaultCertificate }),
   });
-  const rendered = renderTemplates(
-    engine,
-    request.templates,
-    templateContext(model.model, request.ingressClass),
-  );
-  if (!rendered.ok) return { ...rendered, stage: 'template', model };
+}
+
+/** The model's files and the rendered ones, linted, sorted and digested. */
+export function assembleBundle(
+  model: ModelResult,
+  rendered: readonly RenderedFile[],
+): BundleOutcome {
   const byPath = new Map<string, string>();
   for (const [path, content] of model.files) byPath.set(path, content);
-  for (const file of rendered.files) {
+  for (const file of rendered) {
     if (byPath.has(file.path)) {
       return {
         ok: false,
@@ -95,4 +97,18 @@ export function renderBundle(engine: Liquid, request: RenderRequest): BundleOutc
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([path, content]) => ({ path, content: Buffer.from(content) }));
   return { ok: true, files, digest: bundleDigest(files), model };
+}
+
+export async function renderBundle(
+  renderer: TemplateRenderer,
+  request: RenderRequest,
+): Promise<BundleOutcome> {
+  const model = requestModel(request);
+  const rendered = await renderer.render({
+    ...request.templates,
+    context: templateContext(model.model, request.ingressClass),
+    ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
+  });
+  if (!rendered.ok) return { ...rendered, model };
+  return assembleBundle(model, rendered.files);
 }

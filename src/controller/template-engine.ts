@@ -5,13 +5,17 @@
  *   `layout` find nothing;
  * - own properties only: a template cannot reach prototypes (`constructor`, `__proto__`);
  * - strict variables and filters: a typo is an error, not an empty string;
- * - parse, render-time and memory limits, so a template cannot hang or exhaust the controller;
+ * - parse, render-time and memory limits; rendering runs in a separate process
+ *   (template-renderer.ts) that is killed at the time limit and has a heap limit of its own,
+ *   so loops, ranges and output count against hard limits, not only Liquid's own counters;
+ * - no file larger than the agents accept;
  * - every `{{ output }}` passes an escape that refuses CR, LF and NUL, so no value can start
  *   a configuration line of its own (the `raw` filter is replaced and cannot skip it).
  *
  * Liquid has no way to call JavaScript from a template; data is passed as plain objects.
  */
 import { Liquid, type Template } from 'liquidjs';
+import { defaultApplyLimits } from '../agent/apply-request.ts';
 import { describeError } from '../errors.ts';
 import type { RoutingModel } from './routing-model.ts';
 import type { TemplateConfig } from './template-config.ts';
@@ -26,19 +30,32 @@ export type RenderOutcome =
   | { readonly ok: false; readonly field: string; readonly message: string };
 
 export interface TemplateLimits {
-  /** Characters of all templates together. @default 4 MiB */
+  /** Characters of one template. @default 4 MiB */
   readonly parseLimit: number;
-  /** Milliseconds one file's rendering may take. @default 10 s */
+  /**
+   * Milliseconds rendering all files of a configuration may take. Liquid checks it between
+   * tags; the render process is killed when it is reached, whatever the template is doing.
+   * @default 10 s
+   */
   readonly renderLimitMs: number;
-  /** Liquid's memory units (roughly characters allocated by filters and loops). @default 512 Mi */
+  /**
+   * Liquid's memory units: ranges count their length, filters the characters and items they
+   * allocate (loops and output do not; the heap limit bounds those). @default 64 Mi
+   */
   readonly memoryLimit: number;
+  /** V8 heap (old generation) of the render process, in MB; it is killed beyond. @default 192 */
+  readonly heapMb: number;
 }
 
 export const defaultTemplateLimits: TemplateLimits = {
   parseLimit: 4 * 1024 * 1024,
   renderLimitMs: 10_000,
-  memoryLimit: 512 * 1024 * 1024,
+  memoryLimit: 64 * 1024 * 1024,
+  heapMb: 192,
 };
+
+/** Largest rendered file: what an agent accepts in one apply. */
+export const maxRenderedFileBytes = defaultApplyLimits.maxFileBytes;
 
 class UnsafeOutput extends Error {}
 
@@ -59,7 +76,12 @@ function escapeOutput(value: unknown): string {
   return text;
 }
 
-export function createTemplateEngine(limits: TemplateLimits = defaultTemplateLimits): Liquid {
+export function createTemplateEngine(
+  limits: Pick<
+    TemplateLimits,
+    'parseLimit' | 'renderLimitMs' | 'memoryLimit'
+  > = defaultTemplateLimits,
+): Liquid {
   const engine = new Liquid({
     templates: {},
     ownPropertyOnly: true,
@@ -136,31 +158,58 @@ export function parseTemplates(
       templates.push({ path: file.path, field: file.field, parsed: engine.parse(file.template) });
     } catch (error) {
       return {
-        field: `${file.field}.template`,
-        message: `HAProxyTemplateConfig ${config.namespace}/${config.name}: ${file.field}.template does not parse: ${describeError(error)}`,
+        field: templateField(file),
+        message: `HAProxyTemplateConfig ${config.namespace}/${config.name}: ${templateField(file)} does not parse: ${describeError(error)}`,
       };
     }
   }
   return { config, templates };
 }
 
-/** Renders every file of the configuration with `context`. */
+/** The field a file's template came from, as messages name it. */
+export function templateField(file: { readonly field: string }): string {
+  return `${file.field}.template`;
+}
+
+/**
+ * Renders every file of the configuration with `context`, all files together within
+ * `limitMs` (Liquid's own check, between tags). `onFile` hears which file starts, so whoever
+ * enforces the hard limit from outside can name it.
+ */
 export function renderTemplates(
   engine: Liquid,
   parsed: ParsedTemplates,
   context: Record<string, unknown>,
+  options: { readonly limitMs?: number; readonly onFile?: (field: string) => void } = {},
 ): RenderOutcome {
   const files: RenderedFile[] = [];
   const { namespace, name } = parsed.config;
+  const end = options.limitMs === undefined ? undefined : performance.now() + options.limitMs;
   for (const template of parsed.templates) {
+    const field = templateField(template);
+    options.onFile?.(field);
     try {
-      const content: unknown = engine.renderSync(template.parsed, context);
-      files.push({ path: template.path, content: typeof content === 'string' ? content : '' });
+      const renderOptions =
+        end === undefined ? {} : { renderLimit: Math.max(1, end - performance.now()) };
+      const output: unknown = engine.renderSync(template.parsed, context, renderOptions);
+      const content = typeof output === 'string' ? output : '';
+      if (content.length > maxRenderedFileBytes) {
+        return {
+          ok: false,
+          field,
+          message: `HAProxyTemplateConfig ${namespace}/${name}: ${template.path} (${field}) renders to more than ${maxRenderedFileBytes} characters, more than an agent accepts in one file; render less, or split it into maps.`,
+        };
+      }
+      files.push({ path: template.path, content });
     } catch (error) {
+      const cause = describeError(error);
+      const hint = / limit exceeded/.test(cause)
+        ? " Ranges and filter results count against Liquid's memory limit, and every tag against its time limit: loop over the model's lists (routes, backends, certificates) instead of large ranges."
+        : '';
       return {
         ok: false,
-        field: `${template.field}.template`,
-        message: `HAProxyTemplateConfig ${namespace}/${name}: rendering ${template.path} failed: ${describeError(error)}`,
+        field,
+        message: `HAProxyTemplateConfig ${namespace}/${name}: rendering ${template.path} (${field}) failed: ${cause}${hint}`,
       };
     }
   }

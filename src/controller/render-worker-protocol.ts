@@ -1,0 +1,138 @@
+/**
+ * What the controller and its render process (render-worker.ts) say to each other over the
+ * IPC channel (Node's `advanced` serialization, so plain objects arrive as sent). Each side
+ * reads what it receives once, here, into the types below.
+ */
+import type { TemplateConfig, TemplateFile } from './template-config.ts';
+import type { RenderedFile, TemplateLimits } from './template-engine.ts';
+
+/** Limits the render process applies itself (the parent enforces time and heap from outside). */
+export type RenderWorkerLimits = Pick<
+  TemplateLimits,
+  'parseLimit' | 'renderLimitMs' | 'memoryLimit'
+>;
+
+export interface RenderWorkerRequest {
+  readonly id: number;
+  /** Reuse the parse of `config` while the key stays; undefined: parse, and forget it. */
+  readonly key: string | undefined;
+  readonly config: TemplateConfig;
+  readonly context: Record<string, unknown>;
+  /** Milliseconds all files may take (Liquid's own check). */
+  readonly limitMs: number;
+}
+
+export type RenderWorkerOutcome =
+  | { readonly ok: true; readonly files: readonly RenderedFile[] }
+  | {
+      readonly ok: false;
+      /** `config`: a template does not parse; `template`: rendering failed. */
+      readonly stage: 'config' | 'template';
+      readonly field: string;
+      readonly message: string;
+    };
+
+export type RenderWorkerMessage =
+  | { readonly id: number; readonly started: string }
+  | { readonly id: number; readonly outcome: RenderWorkerOutcome };
+
+type Map = Readonly<Record<string, unknown>>;
+
+function isMap(value: unknown): value is Map {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isTemplateFile(value: unknown): value is TemplateFile {
+  return (
+    isMap(value) &&
+    typeof value.path === 'string' &&
+    typeof value.template === 'string' &&
+    typeof value.field === 'string'
+  );
+}
+
+function isTemplateConfig(value: unknown): value is TemplateConfig {
+  return (
+    isMap(value) &&
+    typeof value.namespace === 'string' &&
+    typeof value.name === 'string' &&
+    typeof value.generation === 'number' &&
+    Array.isArray(value.files) &&
+    value.files.every(isTemplateFile)
+  );
+}
+
+function positive(value: unknown): value is number {
+  return typeof value === 'number' && value > 0;
+}
+
+export function readRenderWorkerLimits(text: string | undefined): RenderWorkerLimits | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text ?? '');
+  } catch {
+    return 'the first argument is not the JSON of the render limits';
+  }
+  if (
+    !isMap(value) ||
+    !positive(value.parseLimit) ||
+    !positive(value.renderLimitMs) ||
+    !positive(value.memoryLimit)
+  ) {
+    return 'the render limits need positive parseLimit, renderLimitMs and memoryLimit';
+  }
+  return {
+    parseLimit: value.parseLimit,
+    renderLimitMs: value.renderLimitMs,
+    memoryLimit: value.memoryLimit,
+  };
+}
+
+export function readRenderWorkerRequest(value: unknown): RenderWorkerRequest | string {
+  if (
+    !isMap(value) ||
+    typeof value.id !== 'number' ||
+    (value.key !== undefined && typeof value.key !== 'string') ||
+    !isTemplateConfig(value.config) ||
+    !isMap(value.context) ||
+    !positive(value.limitMs)
+  ) {
+    return 'a render request needs id, config, context and limitMs';
+  }
+  return {
+    id: value.id,
+    key: value.key,
+    config: value.config,
+    context: { ...value.context },
+    limitMs: value.limitMs,
+  };
+}
+
+function isRenderedFile(value: unknown): value is RenderedFile {
+  return isMap(value) && typeof value.path === 'string' && typeof value.content === 'string';
+}
+
+function readOutcome(value: unknown): RenderWorkerOutcome | undefined {
+  if (!isMap(value)) return undefined;
+  if (value.ok === true) {
+    return Array.isArray(value.files) && value.files.every(isRenderedFile)
+      ? { ok: true, files: value.files }
+      : undefined;
+  }
+  if (
+    value.ok === false &&
+    (value.stage === 'config' || value.stage === 'template') &&
+    typeof value.field === 'string' &&
+    typeof value.message === 'string'
+  ) {
+    return { ok: false, stage: value.stage, field: value.field, message: value.message };
+  }
+  return undefined;
+}
+
+export function readRenderWorkerMessage(value: unknown): RenderWorkerMessage | undefined {
+  if (!isMap(value) || typeof value.id !== 'number') return undefined;
+  if (typeof value.started === 'string') return { id: value.id, started: value.started };
+  const outcome = readOutcome(value.outcome);
+  return outcome === undefined ? undefined : { id: value.id, outcome };
+}

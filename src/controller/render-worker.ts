@@ -1,0 +1,97 @@
+/**
+ * The render process (started by template-renderer.ts, never run by hand): Liquid rendering
+ * away from the controller's event loop, under a V8 heap limit the parent sets and a time
+ * limit the parent enforces by killing it. It holds no credentials: its environment is empty
+ * and it receives only templates and the template context (no certificate or key material).
+ *
+ * Parsed templates stay warm: a request names its templates with a key (a stored
+ * HAProxyTemplateConfig's uid/resourceVersion) and the parse is reused while the key does.
+ */
+import { describeError } from '../errors.ts';
+import type { TemplateConfig } from './template-config.ts';
+import {
+  type ParsedTemplates,
+  createTemplateEngine,
+  parseTemplates,
+  renderTemplates,
+} from './template-engine.ts';
+import {
+  type RenderWorkerRequest,
+  type RenderWorkerMessage,
+  readRenderWorkerLimits,
+  readRenderWorkerRequest,
+} from './render-worker-protocol.ts';
+
+/** Parsed configurations kept: the stored one, and a few recent ones while it changes. */
+const keptParses = 4;
+
+function send(message: RenderWorkerMessage): void {
+  process.send?.(message);
+}
+
+function main(): void {
+  const limits = readRenderWorkerLimits(process.argv[2]);
+  if (process.send === undefined || typeof limits === 'string') {
+    process.stderr.write(
+      `render-worker: ${typeof limits === 'string' ? limits : 'no IPC channel'}; it is started by the controller, not by hand.\n`,
+    );
+    process.exit(2);
+  }
+  const engine = createTemplateEngine(limits);
+  const parses = new Map<string, ParsedTemplates>();
+
+  const parsedFor = (
+    key: string | undefined,
+    config: TemplateConfig,
+  ): ParsedTemplates | { readonly field: string; readonly message: string } => {
+    const kept = key === undefined ? undefined : parses.get(key);
+    if (kept !== undefined) return kept;
+    const parsed = parseTemplates(engine, config);
+    if (key !== undefined && !('message' in parsed)) {
+      parses.set(key, parsed);
+      for (const old of parses.keys()) {
+        if (parses.size <= keptParses) break;
+        parses.delete(old);
+      }
+    }
+    return parsed;
+  };
+
+  const handle = (request: RenderWorkerRequest): void => {
+    const parsed = parsedFor(request.key, request.config);
+    if ('message' in parsed) {
+      send({ id: request.id, outcome: { ok: false, stage: 'config', ...parsed } });
+      return;
+    }
+    const outcome = renderTemplates(engine, parsed, request.context, {
+      limitMs: request.limitMs,
+      onFile: (field) => {
+        send({ id: request.id, started: field });
+      },
+    });
+    send({ id: request.id, outcome: outcome.ok ? outcome : { ...outcome, stage: 'template' } });
+  };
+
+  process.on('message', (message: unknown) => {
+    const request = readRenderWorkerRequest(message);
+    if (typeof request === 'string') {
+      process.stderr.write(`render-worker: ${request}\n`);
+      process.exit(2);
+    }
+    try {
+      handle(request);
+    } catch (error) {
+      send({
+        id: request.id,
+        outcome: {
+          ok: false,
+          stage: 'template',
+          field: 'spec',
+          message: `Rendering failed: ${describeError(error)}`,
+        },
+      });
+    }
+  });
+}
+
+main();

@@ -1,0 +1,202 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { readTemplateConfig } from './template-config.ts';
+import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
+import { type RenderJob, TemplateRenderer } from './template-renderer.ts';
+
+// Liquid's own memory count is set out of the way: the hard limits are what stops these.
+const limits = {
+  parseLimit: 1024 * 1024,
+  renderLimitMs: 1_500,
+  memoryLimit: 1024 * 1024 * 1024,
+  heapMb: 128,
+};
+const renderer = new TemplateRenderer(limits);
+afterAll(() => renderer.close());
+
+function config(template: string, maps: Record<string, string> = {}) {
+  const read = readTemplateConfig({
+    kind: 'HAProxyTemplateConfig',
+    metadata: { namespace: 'haptic', name: 'haptic' },
+    spec: {
+      haproxyConfig: { template },
+      maps: Object.fromEntries(Object.entries(maps).map(([name, t]) => [name, { template: t }])),
+    },
+  });
+  if ('message' in read) throw new Error(read.message);
+  return read;
+}
+
+/** Renders `job` while timing how late a 20 ms timer of this event loop fires at worst. */
+async function renderWatchingLoop(job: RenderJob) {
+  let worst = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - 20);
+    last = now;
+  }, 20);
+  const started = performance.now();
+  try {
+    const outcome = await renderer.render(job);
+    return { outcome, ms: performance.now() - started, worstLateMs: worst };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const context = {
+  backends: [
+    { name: 'app:web:http', servers: [{ endpoint: '10.0.0.1:8080' }] },
+    { name: 'app:api:80', servers: [] },
+  ],
+};
+const template =
+  '{% for b in backends %}backend {{ b.name }}\n{% for s in b.servers %}  server s {{ s.endpoint }}\n{% endfor %}{% endfor %}';
+
+describe('the render process', () => {
+  it('renders byte for byte what the engine renders in-process, and reuses a kept parse', async () => {
+    const read = config(template, {
+      'hosts.map': '{% for b in backends %}{{ b.name }}\n{% endfor %}',
+    });
+    const engine = createTemplateEngine(limits);
+    const parsed = parseTemplates(engine, read);
+    if ('message' in parsed) throw new Error(parsed.message);
+    const local = renderTemplates(engine, parsed, context);
+    const first = await renderer.render({ key: 'uid/1', config: read, context });
+    const again = await renderer.render({ key: 'uid/1', config: read, context });
+    expect(first).toEqual(local);
+    expect(again).toEqual(local);
+    expect(first.ok && first.files.map((file) => file.path)).toEqual([
+      'haproxy.cfg',
+      'maps/hosts.map',
+    ]);
+  });
+
+  it.each([
+    [
+      'a 20,000,000 range (the issue 12 reproduction)',
+      '{% for i in (1..20000000) %}{% endfor %}',
+      /needed more than the 128 MB|did not finish within 1500 ms|limit exceeded/,
+    ],
+    [
+      'one filter allocating beyond the heap',
+      '{{ (1..8000000) | join: "," | size }}',
+      /needed more than the 128 MB|did not finish within 1500 ms/,
+    ],
+    [
+      'one filter computing past the time limit, where Liquid never checks its clock',
+      '{{ (1..3000000) | join: "," | split: "," | sort | join: "," | size }}',
+      /did not finish within 1500 ms \(the render time limit\) and was stopped/,
+    ],
+    [
+      'loops writing output that Liquid does not count',
+      '{% for i in (1..3000) %}{% for j in (1..3000) %}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{% endfor %}{% endfor %}',
+      /needed more than the 128 MB|did not finish within 1500 ms|limit exceeded/,
+    ],
+  ])(
+    'stops %s within the limit, keeps the event loop free, and renders again afterwards',
+    async (_what, hostile, message) => {
+      const { outcome, ms, worstLateMs } = await renderWatchingLoop({
+        key: undefined,
+        config: config(hostile),
+        context: {},
+      });
+      expect(outcome).toMatchObject({
+        ok: false,
+        stage: 'template',
+        field: 'spec.haproxyConfig.template',
+      });
+      expect(outcome.ok ? '' : outcome.message).toMatch(message);
+      expect(outcome.ok ? '' : outcome.message).toContain('HAProxyTemplateConfig haptic/haptic');
+      expect(ms).toBeLessThan(limits.renderLimitMs + 1_500);
+      expect(worstLateMs).toBeLessThan(500);
+      const next = await renderer.render({ key: 'uid/1', config: config(template), context });
+      expect(next.ok).toBe(true);
+    },
+  );
+
+  it('stops a process out of heap, where a worker thread would abort the whole controller', async () => {
+    // Time is out of the way here: only the heap limit can stop it.
+    const patient = new TemplateRenderer({ ...limits, renderLimitMs: 60_000 });
+    try {
+      const outcome = await patient.render({
+        key: undefined,
+        config: config('{{ (1..8000000) | join: "," | size }}'),
+        context,
+      });
+      expect(outcome.ok ? '' : outcome.message).toMatch(
+        /needed more than the 128 MB the render process may use and was stopped/,
+      );
+      expect((await patient.render({ key: undefined, config: config(template), context })).ok).toBe(
+        true,
+      );
+    } finally {
+      await patient.close();
+    }
+  });
+
+  it('names the file whose template was rendering when it was stopped', async () => {
+    const outcome = await renderer.render({
+      key: undefined,
+      config: config('global\n', {
+        'slow.map': '{{ (1..3000000) | join: "," | split: "," | sort | size }}',
+      }),
+      context: {},
+    });
+    expect(outcome).toMatchObject({ ok: false, field: 'spec.maps.slow.map.template' });
+  });
+
+  it('stops at what is left of a deadline, and starts nothing after it passed', async () => {
+    const hostile = config('{{ (1..3000000) | join: "," | split: "," | sort | join: "," | size }}');
+    const started = performance.now();
+    const late = await renderer.render({
+      key: undefined,
+      config: hostile,
+      context: {},
+      deadline: performance.now() + 400,
+    });
+    expect(performance.now() - started).toBeLessThan(1_200);
+    expect(late.ok ? '' : late.message).toMatch(/ms left before the request's deadline/);
+    const none = await renderer.render({
+      key: undefined,
+      config: config(template),
+      context,
+      deadline: performance.now() - 1,
+    });
+    expect(none.ok ? '' : none.message).toMatch(/did not start before the deadline/);
+  });
+
+  it("reports Liquid's own memory count with the fix", async () => {
+    const counted = new TemplateRenderer({ ...limits, memoryLimit: 1_000_000 });
+    try {
+      const outcome = await counted.render({
+        key: undefined,
+        config: config('{% for i in (1..2000000) %}{% endfor %}'),
+        context,
+      });
+      expect(outcome.ok ? '' : outcome.message).toMatch(
+        /memory alloc limit exceeded.*Ranges and filter results count against Liquid's memory limit/,
+      );
+    } finally {
+      await counted.close();
+    }
+  });
+
+  it('reports a template that does not parse as a configuration problem', async () => {
+    const outcome = await renderer.render({ key: undefined, config: config('{% if %}'), context });
+    expect(outcome).toMatchObject({
+      ok: false,
+      stage: 'config',
+      field: 'spec.haproxyConfig.template',
+    });
+  });
+
+  it('refuses a file larger than an agent accepts', async () => {
+    const outcome = await renderer.render({
+      key: undefined,
+      config: config(`{% for i in (1..20) %}${'x'.repeat(900 * 1024)}{% endfor %}`),
+      context,
+    });
+    expect(outcome.ok ? '' : outcome.message).toMatch(/more than an agent accepts in one file/);
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * Template rendering off the controller's event loop, under hard limits: a child process
+ * (render-worker.ts) renders one request at a time with a V8 heap limit of its own, and is
+ * killed when the time limit (or what is left of a caller's deadline) runs out, whatever the
+ * template is doing (Liquid checks its own limits only between tags, and counts neither
+ * loops nor output). A killed or crashed process is replaced on the next request; the
+ * request gets a template failure naming the file, the limit and the fix.
+ *
+ * Why a process and not a worker thread: a worker's `resourceLimits` do not contain every
+ * allocation; `{{ (1..8000000) | join: "," }}` under a 256 MB worker limit aborted the whole
+ * controller ("FATAL ERROR: Reached heap limit", nodejs/node#47224), and `--max-old-space-size`
+ * overrides them (nodejs/node#43991). A process that runs out of heap takes only itself down.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeError } from '../errors.ts';
+import type { TemplateConfig } from './template-config.ts';
+import { type TemplateLimits, defaultTemplateLimits, templateField } from './template-engine.ts';
+import {
+  type RenderWorkerLimits,
+  type RenderWorkerOutcome,
+  type RenderWorkerRequest,
+  readRenderWorkerMessage,
+} from './render-worker-protocol.ts';
+
+export interface RenderJob {
+  /** Reuse the parse while the key stays (a stored config's uid/resourceVersion). */
+  readonly key: string | undefined;
+  readonly config: TemplateConfig;
+  readonly context: Record<string, unknown>;
+  /** `performance.now()` by which rendering must end (an admission review's deadline). */
+  readonly deadline?: number;
+}
+
+/** Time the process gets beyond the limit to report Liquid's own limit error first. */
+const graceMs = 200;
+/** stderr kept from a render process, to tell running out of heap from other crashes. */
+const maxStderr = 4096;
+
+const workerFile = fileURLToPath(
+  new URL(`./render-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
+
+interface Pending {
+  readonly job: RenderJob;
+  readonly resolve: (outcome: RenderWorkerOutcome) => void;
+}
+
+interface Running extends Pending {
+  readonly id: number;
+  readonly limitMs: number;
+  readonly byDeadline: boolean;
+  readonly timer: NodeJS.Timeout;
+  field: string;
+  timedOut: boolean;
+}
+
+interface Worker {
+  readonly child: ChildProcess;
+  stderr: string;
+}
+
+function failure(field: string, message: string): RenderWorkerOutcome {
+  return { ok: false, stage: 'template', field, message };
+}
+
+export class TemplateRenderer {
+  readonly #limits: TemplateLimits;
+  readonly #queue: Pending[] = [];
+  #worker: Worker | undefined;
+  #running: Running | undefined;
+  #nextId = 1;
+  #closed = false;
+
+  constructor(limits: TemplateLimits = defaultTemplateLimits) {
+    this.#limits = limits;
+  }
+
+  /** Renders every file of `job.config` with `job.context`; never throws. */
+  render(job: RenderJob): Promise<RenderWorkerOutcome> {
+    return new Promise((resolve) => {
+      if (this.#closed) {
+        resolve(
+          failure(firstField(job.config), 'The controller is stopping; nothing is rendered.'),
+        );
+        return;
+      }
+      this.#queue.push({ job, resolve });
+      this.#next();
+    });
+  }
+
+  /** Stops the render process; requests still waiting fail. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const pending of this.#queue.splice(0)) {
+      pending.resolve(
+        failure(firstField(pending.job.config), 'The controller is stopping; nothing is rendered.'),
+      );
+    }
+    const worker = this.#worker;
+    if (worker === undefined) return;
+    worker.child.ref();
+    const exited = new Promise<void>((resolve) => {
+      worker.child.once('exit', () => {
+        resolve();
+      });
+    });
+    worker.child.kill('SIGKILL');
+    await exited;
+  }
+
+  #next(): void {
+    if (this.#running !== undefined) return;
+    const pending = this.#queue.shift();
+    if (pending === undefined) {
+      this.#idle();
+      return;
+    }
+    const { job } = pending;
+    const left =
+      job.deadline === undefined ? Number.POSITIVE_INFINITY : job.deadline - performance.now();
+    const limitMs = Math.floor(Math.min(this.#limits.renderLimitMs, left));
+    const label = configLabel(job.config);
+    if (limitMs <= 0) {
+      pending.resolve(
+        failure(
+          firstField(job.config),
+          `${label}: rendering did not start before the deadline of the request; retry when the controller is less busy.`,
+        ),
+      );
+      this.#next();
+      return;
+    }
+    const worker = this.#start();
+    const id = this.#nextId++;
+    const running: Running = {
+      ...pending,
+      id,
+      limitMs,
+      byDeadline: left < this.#limits.renderLimitMs,
+      field: firstField(job.config),
+      timedOut: false,
+      timer: setTimeout(() => {
+        running.timedOut = true;
+        worker.child.kill('SIGKILL');
+      }, limitMs + graceMs),
+    };
+    this.#running = running;
+    worker.child.ref();
+    worker.child.channel?.ref();
+    const request: RenderWorkerRequest = {
+      id,
+      key: job.key,
+      config: job.config,
+      context: job.context,
+      limitMs,
+    };
+    worker.child.send(request, (error) => {
+      if (error !== null) {
+        this.#finish(
+          id,
+          failure(
+            running.field,
+            `${label}: the render process did not take the request: ${describeError(error)}`,
+          ),
+        );
+        worker.child.kill('SIGKILL');
+      }
+    });
+  }
+
+  #start(): Worker {
+    if (this.#worker !== undefined) return this.#worker;
+    const limits: RenderWorkerLimits = {
+      parseLimit: this.#limits.parseLimit,
+      renderLimitMs: this.#limits.renderLimitMs,
+      memoryLimit: this.#limits.memoryLimit,
+    };
+    const child = fork(workerFile, [JSON.stringify(limits)], {
+      execArgv: [`--max-old-space-size=${this.#limits.heapMb}`],
+      env: {},
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    const worker: Worker = { child, stderr: '' };
+    this.#worker = worker;
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      if (worker.stderr.length < maxStderr) worker.stderr += chunk.slice(0, maxStderr);
+    });
+    child.on('message', (value: unknown) => {
+      const message = readRenderWorkerMessage(value);
+      const running = this.#running;
+      if (message === undefined || running === undefined || message.id !== running.id) return;
+      if ('started' in message) running.field = message.started;
+      else this.#finish(message.id, message.outcome);
+    });
+    child.on('error', (error) => {
+      worker.stderr += describeError(error);
+    });
+    child.on('exit', (code, signal) => {
+      if (this.#worker === worker) this.#worker = undefined;
+      const running = this.#running;
+      if (running !== undefined) {
+        this.#finish(running.id, this.#stopped(running, worker, code, signal));
+      }
+    });
+    return worker;
+  }
+
+  #stopped(
+    running: Running,
+    worker: Worker,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): RenderWorkerOutcome {
+    const label = `${configLabel(running.job.config)}: rendering ${running.field}`;
+    if (running.timedOut) {
+      const limit = running.byDeadline
+        ? `the ${running.limitMs} ms left before the request's deadline`
+        : `${running.limitMs} ms (the render time limit)`;
+      return failure(
+        running.field,
+        `${label} did not finish within ${limit} and was stopped. Loops, ranges and output count against this limit: loop over the model's lists (routes, backends, certificates) instead of large ranges, and render only what HAProxy needs.`,
+      );
+    }
+    if (/heap out of memory|Allocation failed/.test(worker.stderr)) {
+      return failure(
+        running.field,
+        `${label} needed more than the ${this.#limits.heapMb} MB the render process may use and was stopped. Ranges, loops and filters that build large strings or lists all allocate: loop over the model's lists instead of large ranges.`,
+      );
+    }
+    return failure(
+      running.field,
+      `${label} stopped the render process (exit code ${String(code)}, signal ${String(signal)}); it is restarted for the next render, and the controller's log has no more about it.`,
+    );
+  }
+
+  #finish(id: number, outcome: RenderWorkerOutcome): void {
+    const running = this.#running;
+    if (running?.id !== id) return;
+    clearTimeout(running.timer);
+    this.#running = undefined;
+    running.resolve(outcome);
+    this.#next();
+  }
+
+  /** An idle render process does not keep the controller (or a script) alive. */
+  #idle(): void {
+    const child = this.#worker?.child;
+    child?.unref();
+    child?.channel?.unref();
+  }
+}
+
+function configLabel(config: TemplateConfig): string {
+  return `HAProxyTemplateConfig ${config.namespace}/${config.name}`;
+}
+
+function firstField(config: TemplateConfig): string {
+  const [first] = config.files;
+  return first === undefined ? 'spec' : templateField(first);
+}
