@@ -12,6 +12,7 @@
 import { objectKey } from './cluster-snapshot.ts';
 import type { CheckFailureLocation } from './check-failure-locations.ts';
 import type { ExcludedIngress, RoutingModel } from './routing-model.ts';
+import { annotationPrefix } from '../validation/ingress-checks.ts';
 import type { IngressView } from '../validation/ingress-view.ts';
 
 export interface CulpritInput {
@@ -75,7 +76,9 @@ function indexOrigins(model: RoutingModel, views: readonly IngressView[]): Origi
   };
   for (const ingress of model.ingresses) {
     const { namespace, name } = ingress;
-    for (const [annotation, value] of Object.entries(ingress.annotations)) {
+    // Templates see the annotations without their prefix (annotations.timeout).
+    for (const [short, value] of Object.entries(ingress.annotations)) {
+      const annotation = `${annotationPrefix}${short}`;
       add(value.trim(), {
         kind: 'annotation',
         namespace,
@@ -274,5 +277,6 @@ export function checkFailureCulprits(input: CulpritInput): CulpritVerdict {
   if (culprits.size >= served.size) {
     return { blame: 'template', reason: 'it would leave out every Ingress.' };
   }
-  return { blame: 'ingresses', excluded: [...culprits.values()] };
+  const sorted = [...culprits.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { blame: 'ingresses', excluded: sorted.map(([, entry]) => entry) };
 }
