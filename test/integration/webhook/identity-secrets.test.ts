@@ -118,8 +118,31 @@ describe('webhook for external identity Secrets, through the real API server', (
       data: { 'ca.crt': b64(pem(unrelated.certificate)) },
     });
     expect(denial(result.stderr)).toContain(
-      `ca.crt of Secret ${ns}/agent-identity replaces the CA CN=old-ca with CN=unrelated-ca, which is neither a renewal of it nor introduced with previous-ca.crt set to the current CA`,
+      `ca.crt of Secret ${ns}/agent-identity adds the CA CN=unrelated-ca, which is neither a CA the Secret trusts now (CN=old-ca) nor a renewal of one (same subject and key), and previous-ca.crt does not keep the current ca.crt`,
     );
+  });
+
+  it('denies an unrelated CA added beside the current one, and then alone', async () => {
+    const unrelated = await makeCa('unrelated-ca', { at: new Date() });
+    const beside = await patch(ns, 'agent-identity', {
+      data: { 'ca.crt': b64(pem(oldCa.certificate, unrelated.certificate)) },
+    });
+    expect(denial(beside.stderr)).toContain(
+      `ca.crt of Secret ${ns}/agent-identity adds the CA CN=unrelated-ca, which is neither a CA the Secret trusts now (CN=old-ca)`,
+    );
+    const smuggled = await patch(ns, 'agent-identity', {
+      data: {
+        'previous-ca.crt': b64(pem(unrelated.certificate)),
+        'previous-ca-until': b64(utc(hour)),
+      },
+    });
+    expect(denial(smuggled.stderr)).toContain(
+      `previous-ca.crt of Secret ${ns}/agent-identity adds the CA CN=unrelated-ca, which the Secret does not trust now (CN=old-ca)`,
+    );
+    const alone = await patch(ns, 'agent-identity', {
+      data: { 'ca.crt': b64(pem(unrelated.certificate)) },
+    });
+    expect(denial(alone.stderr)).toContain('adds the CA CN=unrelated-ca');
   });
 
   it('denies a key that does not match, with a server-side dry run', async () => {
