@@ -19,6 +19,7 @@ tools=(
   "etcd etcd go.etcd.io/etcd/server/v3"
   "helm helm3 helm.sh/helm/v3/cmd/helm"
   "helm4 helm4 helm.sh/helm/v4/cmd/helm"
+  "umoci umoci github.com/opencontainers/umoci/cmd/umoci"
 )
 
 goversion=$(go env GOVERSION)
