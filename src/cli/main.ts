@@ -4,6 +4,7 @@ import { describeError } from '../errors.ts';
 import { readPackageVersion } from '../version.ts';
 import { registerAgentCommand } from './agent-command.ts';
 import { registerCertificatesCommand } from './certificates-command.ts';
+import { registerConfigCommand } from './config-command.ts';
 import { registerCrdsCommand } from './crds-command.ts';
 import { registerPreflightCommand } from './preflight-command.ts';
 import { registerRunCommand } from './run-command.ts';
@@ -27,6 +28,7 @@ program
 
 registerAgentCommand(program);
 registerCertificatesCommand(program);
+registerConfigCommand(program);
 registerCrdsCommand(program);
 registerPreflightCommand(program);
 registerRunCommand(program);
