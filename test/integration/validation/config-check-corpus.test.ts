@@ -8,6 +8,7 @@
  */
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -223,6 +224,23 @@ describe.concurrent('issue 12 attacks through the lint and haptic config check',
     expect(output).toContain(`[ALERT] haproxy.cfg:${atFrontend}: 'acl' has an invalid ACL`);
     expect(output).not.toContain('TOPSECRET');
     expect(output).not.toContain('hunter2');
+  });
+
+  it('accepts the production fixture (TLS, maps, ACL files, error files, checks, cache) with exit 0', async () => {
+    const dir = join(root, 'production');
+    cpSync(join(projectRoot, 'test/fixtures/haproxy-production'), dir, { recursive: true });
+    await execa('openssl', [
+      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'],
+      ...['-keyout', join(dir, 'ssl/key.pem'), '-out', join(dir, 'ssl/ca.pem')],
+      ...['-days', '2', '-subj', '/CN=a.example.com'],
+    ]);
+    writeFileSync(
+      join(dir, 'ssl/site.pem'),
+      `${readFileSync(join(dir, 'ssl/ca.pem'), 'utf8')}${readFileSync(join(dir, 'ssl/key.pem'), 'utf8')}`,
+    );
+    const { exitCode, output } = await configCheck(dir);
+    expect(output).toContain('is valid');
+    expect(exitCode).toBe(0);
   });
 
   it('accepts the valid configuration with exit 0', async () => {

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../../dev/lib/tools.ts';
 import {
   haproxyLintReasons as reasons,
   inspectHaproxyConfig,
@@ -10,69 +13,18 @@ const head = `global
 defaults
   mode http
   timeout client 5s
+  timeout connect 5s
+  timeout server 5s
 frontend fe
   bind :8080
 `;
 /** The first finding of `lines` appended to a frontend (line 9 onwards). */
 const inFrontend = (lines: string) => inspectHaproxyConfig(`${head}${lines}\n`).findings;
 
-const production = `${head}  bind "\${HAPTIC_LISTEN_ADDRESS}:8443" ssl crt-list ssl/certificates.list alpn h2,http/1.1
-  bind ipv6@:::8081 v6only
-  option forwardfor except 127.0.0.0/8
-  no option httpclose
-  default option http-keep-alive
-  acl blocked src -f maps/blocked.acl
-  acl api path_beg /api
-  capture request header Host len 64
-  compression algo gzip
-  filter compression
-  stick-table type ip size 100k expire 30s store http_req_rate(10s)
-  http-request track-sc0 src
-  http-request deny deny_status 429 if { sc_http_req_rate(0) gt 100 }
-  http-request set-var(txn.backend) req.hdr(host),lower,map_str(maps/exact.map)
-  http-request set-map(maps/exact.map) %[req.hdr(x)] %[req.hdr(y)] if FALSE
-  http-request redirect scheme https code 301 unless { ssl_fc }
-  http-request return status 503 content-type text/html file files/503.html if blocked
-  http-request use-service prometheus-exporter if { path /metrics }
-  http-request cache-use web
-  http-response cache-store web
-  http-after-response set-header Strict-Transport-Security "max-age=31536000"
-  tcp-request inspect-delay 5s
-  tcp-request content accept if { req_ssl_hello_type 1 }
-  errorfile 503 files/503.http
-  log-format "%ci:%cp [%tr] %ft %b/%s %ST %B"
-  use_backend %[var(txn.backend)] if { var(txn.backend) -m found }
-  default_backend be
-.if version_atleast(2.8)
-  http-request set-header X-New yes
-.else
-  http-request set-header X-New no
-.endif
-backend be
-  balance leastconn
-  option httpchk
-  http-check send meth GET uri /healthz
-  http-check expect status 200
-  default-server inter 2s fall 3 rise 2 init-addr libc,none
-  server s1 10.0.0.1:80 check weight 10 maxconn 100
-  server s2 backend.example.svc:8443 ssl verify required ca-file ssl/ca.pem sni str(backend.example) check
-  server-template web 1-5 web.example.svc:80 check resolvers dns
-resolvers dns
-  parse-resolv-conf
-  nameserver local 10.96.0.10:53
-  timeout resolve 1s
-userlist admins
-  user admin password $6$salt$hash
-http-errors site
-  errorfile 404 files/404.http
-cache web
-  total-max-size 64
-listen stats
-  bind :9000
-  stats enable
-  stats uri /stats
-  stats http-request auth unless { http_auth(admins) }
-`;
+const production = readFileSync(
+  join(projectRoot, 'test/fixtures/haproxy-production/haproxy.cfg'),
+  'utf8',
+);
 
 describe('the HAProxy configuration allow-list accepts', () => {
   it('a production ingress configuration: TLS, maps, ACL files, checks, stats page, cache', () => {
