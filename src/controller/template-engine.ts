@@ -204,7 +204,7 @@ export function renderTemplates(
     } catch (error) {
       const cause = describeError(error);
       const hint = / limit exceeded/.test(cause)
-        ? " Ranges and filter results count against Liquid's memory limit, and every tag against its time limit: loop over the model's lists (routes, backends, certificates) instead of large ranges."
+        ? `${cause.endsWith('.') ? '' : '.'} Ranges and filter results count against Liquid's memory limit, and every tag against its time limit: loop over the model's lists (routes, backends, certificates) instead of large ranges.`
         : '';
       return {
         ok: false,
