@@ -16,7 +16,6 @@ import {
   conditionalMacros,
   entryOf,
   otherSections,
-  refusedKeywordReasons,
   sectionKinds,
 } from './haproxy-keywords.ts';
 import {
@@ -24,6 +23,7 @@ import {
   haproxyLintReasons as reasons,
   lintFinding,
 } from './haproxy-lint-finding.ts';
+import { refusedKeywordReasons } from './haproxy-refused-keywords.ts';
 import { addressProblem, literal, wordFinding } from './haproxy-word-rules.ts';
 
 export { type LintFinding, haproxyLintReasons } from './haproxy-lint-finding.ts';

@@ -18,7 +18,6 @@ import {
   prefixableKeywords,
   proxyModes,
   proxyOptions,
-  refusedKeywordReasons,
   ruleActions,
   ruleContexts,
   ruleDelays,
@@ -33,6 +32,7 @@ import {
   haproxyLintReasons as reasons,
   lintFinding,
 } from './haproxy-lint-finding.ts';
+import { refusedKeywordReasons } from './haproxy-refused-keywords.ts';
 import { addressProblem, isInDirectoryPath, literal } from './haproxy-word-rules.ts';
 
 type Refuse = (directive: string, what: string) => LintFinding;

@@ -15,6 +15,17 @@
 /** An allowed setting and the number of values that follow it. */
 export type Arity = Readonly<Record<string, number>>;
 
+const words = (list: string): ReadonlySet<string> => new Set(list.trim().split(/\s+/));
+
+/** Settings grouped by how many values follow them: `{ 0: 'ssl tfo', 1: 'crt alpn' }`. */
+function arity(groups: Readonly<Record<number, string>>): Arity {
+  return Object.fromEntries(
+    Object.entries(groups).flatMap(([count, list]) =>
+      [...words(list)].map((name) => [name, Number(count)] as const),
+    ),
+  );
+}
+
 /** Sections a configuration may open; `global` and the four proxy sections, plus: */
 export const sectionKinds = {
   global: 'global',
@@ -46,8 +57,6 @@ export const otherSections: ReadonlySet<string> = new Set([
   'log-forward',
   'acme',
 ]);
-
-const words = (list: string): ReadonlySet<string> => new Set(list.trim().split(/\s+/));
 
 /** Keywords of each kind of section (the section's own name is handled apart). */
 export const sectionKeywords: Readonly<Record<SectionKind, ReadonlySet<string>>> = {
@@ -191,173 +200,50 @@ export const parenthesisActions: ReadonlySet<string> = words(`
 export const fileParenthesisActions: ReadonlySet<string> = words('add-acl del-acl set-map del-map');
 
 /** Settings of a `bind` line and how many values each takes (HAProxy's bind_kws tables). */
-export const bindSettings: Arity = {
-  ssl: 0,
-  'strict-sni': 0,
-  'no-sslv3': 0,
-  'no-tlsv10': 0,
-  'no-tlsv11': 0,
-  'no-tlsv12': 0,
-  'no-tlsv13': 0,
-  'force-tlsv12': 0,
-  'force-tlsv13': 0,
-  'no-tls-tickets': 0,
-  'prefer-client-ciphers': 0,
-  'allow-0rtt': 0,
-  'no-ca-names': 0,
-  'accept-proxy': 0,
-  'defer-accept': 0,
-  tfo: 0,
-  v4v6: 0,
-  v6only: 0,
-  crt: 1,
-  'crt-list': 1,
-  'ca-file': 1,
-  'ca-verify-file': 1,
-  'crl-file': 1,
-  'tls-ticket-keys': 1,
-  alpn: 1,
-  npn: 1,
-  ciphers: 1,
-  ciphersuites: 1,
-  curves: 1,
-  ecdhe: 1,
-  sigalgs: 1,
-  'client-sigalgs': 1,
-  'ssl-min-ver': 1,
-  'ssl-max-ver': 1,
-  verify: 1,
-  'ca-ignore-err': 1,
-  'crt-ignore-err': 1,
-  'accept-netscaler-cip': 1,
-  backlog: 1,
-  maxconn: 1,
-  name: 1,
-  id: 1,
-  nice: 1,
-  proto: 1,
-  thread: 1,
-  shards: 1,
-  mss: 1,
-  'tcp-ut': 1,
-  interface: 1,
-};
+export const bindSettings = arity({
+  0: `
+    ssl strict-sni no-sslv3 no-tlsv10 no-tlsv11 no-tlsv12 no-tlsv13 force-tlsv12 force-tlsv13
+    no-tls-tickets prefer-client-ciphers allow-0rtt no-ca-names accept-proxy defer-accept tfo
+    v4v6 v6only
+  `,
+  1: `
+    crt crt-list ca-file ca-verify-file crl-file tls-ticket-keys alpn npn ciphers ciphersuites
+    curves ecdhe sigalgs client-sigalgs ssl-min-ver ssl-max-ver verify ca-ignore-err
+    crt-ignore-err accept-netscaler-cip backlog maxconn name id nice proto thread shards mss
+    tcp-ut interface
+  `,
+});
 
 /** Settings of `server`, `server-template` and `default-server` (HAProxy's srv_kws tables). */
-export const serverSettings: Arity = {
-  check: 0,
-  'no-check': 0,
-  backup: 0,
-  'no-backup': 0,
-  disabled: 0,
-  enabled: 0,
-  ssl: 0,
-  'no-ssl': 0,
-  'check-ssl': 0,
-  'no-check-ssl': 0,
-  'send-proxy': 0,
-  'no-send-proxy': 0,
-  'send-proxy-v2': 0,
-  'no-send-proxy-v2': 0,
-  'send-proxy-v2-ssl': 0,
-  'no-send-proxy-v2-ssl': 0,
-  'send-proxy-v2-ssl-cn': 0,
-  'no-send-proxy-v2-ssl-cn': 0,
-  'check-send-proxy': 0,
-  'no-check-send-proxy': 0,
-  'agent-check': 0,
-  'no-agent-check': 0,
-  tfo: 0,
-  'no-tfo': 0,
-  stick: 0,
-  'non-stick': 0,
-  'ssl-reuse': 0,
-  'no-ssl-reuse': 0,
-  'tls-tickets': 0,
-  'no-tls-tickets': 0,
-  'allow-0rtt': 0,
-  'no-sslv3': 0,
-  'no-tlsv10': 0,
-  'no-tlsv11': 0,
-  'no-tlsv12': 0,
-  'no-tlsv13': 0,
-  'force-tlsv12': 0,
-  'force-tlsv13': 0,
-  addr: 1,
-  port: 1,
-  inter: 1,
-  fastinter: 1,
-  downinter: 1,
-  rise: 1,
-  fall: 1,
-  weight: 1,
-  maxconn: 1,
-  maxqueue: 1,
-  minconn: 1,
-  'max-reuse': 1,
-  cookie: 1,
-  id: 1,
-  'init-addr': 1,
-  resolvers: 1,
-  'resolve-prefer': 1,
-  'resolve-net': 1,
-  'resolve-opts': 1,
-  slowstart: 1,
-  observe: 1,
-  'on-error': 1,
-  'on-marked-down': 1,
-  'on-marked-up': 1,
-  'error-limit': 1,
-  'pool-low-conn': 1,
-  'pool-max-conn': 1,
-  'pool-purge-delay': 1,
-  proto: 1,
-  alpn: 1,
-  npn: 1,
-  'check-alpn': 1,
-  'check-sni': 1,
-  'check-proto': 1,
-  sni: 1,
-  verify: 1,
-  verifyhost: 1,
-  ciphers: 1,
-  ciphersuites: 1,
-  'ssl-min-ver': 1,
-  'ssl-max-ver': 1,
-  crt: 1,
-  'ca-file': 1,
-  'crl-file': 1,
-  'agent-addr': 1,
-  'agent-port': 1,
-  'agent-inter': 1,
-  'agent-send': 1,
-  track: 1,
-  'proxy-v2-options': 1,
-  ws: 1,
-  redir: 1,
-  'tcp-ut': 1,
-};
+export const serverSettings = arity({
+  0: `
+    check no-check backup no-backup disabled enabled ssl no-ssl check-ssl no-check-ssl
+    send-proxy no-send-proxy send-proxy-v2 no-send-proxy-v2 send-proxy-v2-ssl
+    no-send-proxy-v2-ssl send-proxy-v2-ssl-cn no-send-proxy-v2-ssl-cn check-send-proxy
+    no-check-send-proxy agent-check no-agent-check tfo no-tfo stick non-stick ssl-reuse
+    no-ssl-reuse tls-tickets no-tls-tickets allow-0rtt no-sslv3 no-tlsv10 no-tlsv11 no-tlsv12
+    no-tlsv13 force-tlsv12 force-tlsv13
+  `,
+  1: `
+    addr port inter fastinter downinter rise fall weight maxconn maxqueue minconn max-reuse
+    cookie id init-addr resolvers resolve-prefer resolve-net resolve-opts slowstart observe
+    on-error on-marked-down on-marked-up error-limit pool-low-conn pool-max-conn
+    pool-purge-delay proto alpn npn check-alpn check-sni check-proto sni verify verifyhost
+    ciphers ciphersuites ssl-min-ver ssl-max-ver crt ca-file crl-file agent-addr agent-port
+    agent-inter agent-send track proxy-v2-options ws redir tcp-ut
+  `,
+});
 
 /** Settings inside `[...]` of a crt-list line (HAProxy's ssl_bind_kws table). */
-export const crtListSettings: Arity = {
-  'allow-0rtt': 0,
-  'no-ca-names': 0,
-  alpn: 1,
-  npn: 1,
-  'ca-file': 1,
-  'ca-verify-file': 1,
-  'crl-file': 1,
-  ciphers: 1,
-  ciphersuites: 1,
-  curves: 1,
-  ecdhe: 1,
-  sigalgs: 1,
-  'client-sigalgs': 1,
-  'ssl-min-ver': 1,
-  'ssl-max-ver': 1,
-  verify: 1,
-  'ocsp-update': 1,
-};
+export const crtListSettings = arity({
+  0: `
+    allow-0rtt no-ca-names
+  `,
+  1: `
+    alpn npn ca-file ca-verify-file crl-file ciphers ciphersuites curves ecdhe sigalgs
+    client-sigalgs ssl-min-ver ssl-max-ver verify ocsp-update
+  `,
+});
 
 /**
  * Words whose next word names a file HAProxy opens while parsing: bind/server/crt-list
@@ -388,53 +274,6 @@ export const allowedEnvironment: ReadonlySet<string> = words('HAPTIC_LISTEN_ADDR
 
 /** Configuration macros HAProxy evaluates; `.notice` and friends would print values. */
 export const conditionalMacros: ReadonlySet<string> = words('.if .elif .else .endif');
-
-/** Why well-known keywords are left out, for the message (others are simply not listed). */
-export const refusedKeywordReasons: Readonly<Record<string, string>> = {
-  'lua-load': 'loads and runs Lua code',
-  'lua-load-per-thread': 'loads and runs Lua code',
-  'lua-prepend-path': 'changes where Lua code is loaded from',
-  'ssl-engine': 'loads an OpenSSL engine (native code)',
-  'ssl-provider': 'loads an OpenSSL provider (native code)',
-  'ssl-provider-path': 'changes where OpenSSL providers are loaded from',
-  'external-check': 'runs external programs as health checks',
-  'insecure-fork-wanted': 'lets HAProxy start programs',
-  'insecure-setuid-wanted': 'lets HAProxy run setuid programs',
-  setenv: 'changes the environment of HAProxy',
-  presetenv: 'changes the environment of HAProxy',
-  resetenv: 'changes the environment of HAProxy',
-  unsetenv: 'changes the environment of HAProxy',
-  program: 'starts an external program from the master process',
-  'master-worker': 'changes how HAProxy is supervised (the chart runs it with -W -S)',
-  chroot: 'changes the file system HAProxy sees',
-  user: 'changes the user HAProxy runs as',
-  group: 'changes the group HAProxy runs as',
-  uid: 'changes the user HAProxy runs as',
-  gid: 'changes the group HAProxy runs as',
-  setcap: 'keeps Linux capabilities',
-  'set-dumpable': 'lets HAProxy dump its memory (keys included)',
-  pidfile: 'writes a file outside the configuration directory',
-  'ca-base': 'moves where CA files are read from',
-  'crt-base': 'moves where certificates are read from',
-  'server-state-file': 'reads a file outside the configuration directory',
-  'server-state-base': 'reads files outside the configuration directory',
-  'load-server-state-from-file': 'reads a file outside the configuration directory',
-  'server-state-file-name': 'reads a file outside the configuration directory',
-  'unix-bind': 'creates Unix sockets',
-  'expose-experimental-directives': 'enables experimental directives',
-  'set-var': 'evaluates expressions at start-up',
-  'set-var-fmt': 'evaluates expressions at start-up',
-  peers: 'opens a replication listener and connects to peers',
-  mailers: 'sends e-mail',
-  'email-alert': 'sends e-mail',
-  'log-forward': 'opens a log listener',
-  ring: 'defines a ring buffer that may write to a file or network',
-  'fcgi-app': 'runs FastCGI applications',
-  'use-fcgi-app': 'runs FastCGI applications',
-  'crt-store': 'loads certificates from arbitrary paths',
-  source: 'binds outgoing connections to chosen addresses',
-  dispatch: 'sends traffic to a fixed address outside any server',
-};
 
 /** A table's own entry for `key` (never one inherited from Object.prototype). */
 export function entryOf<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
