@@ -17,7 +17,14 @@ import type { x509 } from '../pki/index.ts';
 import { validationCodes } from './codes.ts';
 import { checkDeadline } from './deadline-rules.ts';
 import { type Check, type Finding, error, everyFinding, secretPath } from './finding.ts';
-import { acceptedCas, anchorsChain, isKnownCa, sameCertificates, subjectsOf } from './trust-set.ts';
+import {
+  acceptedCas,
+  anchorsChain,
+  isKnownCa,
+  previousInForce,
+  sameCertificates,
+  subjectsOf,
+} from './trust-set.ts';
 
 export interface TrustSubject {
   readonly name: string;
@@ -34,14 +41,6 @@ export interface TrustSubject {
 
 const rotationSteps =
   'set ca.crt to the new CA, previous-ca.crt to the current ca.crt and previous-ca-until at most 24 hours ahead in one write, then replace tls.crt and tls.key, then remove previous-ca.crt and previous-ca-until';
-
-/** previous-ca.crt while its deadline is ahead, else nothing. */
-function previousInForce(material: IdentityMaterial, now: Date): readonly x509.X509Certificate[] {
-  const previous = material.previousTrust;
-  return previous !== undefined && previous.until.getTime() > now.getTime()
-    ? previous.certificates
-    : [];
-}
 
 export const rotationInProgress: Check<TrustSubject> = ({ name, label, old, next }) => {
   const before = old?.previousTrust;

@@ -7,15 +7,23 @@ import type { IdentityMaterial } from '../certs/renewal-input.ts';
 import { isSignedBy, publicKeysEqual, type x509 } from '../pki/index.ts';
 import { fingerprintOf } from './certificate-memo.ts';
 
-/** The CAs a peer accepts at `now`: ca.crt, and previous-ca.crt while previous-ca-until is ahead. */
-export function acceptedCas(
+/** previous-ca.crt while previous-ca-until is ahead of `now`, else nothing. */
+export function previousInForce(
   material: IdentityMaterial,
   now: Date,
 ): readonly x509.X509Certificate[] {
   const previous = material.previousTrust;
   return previous !== undefined && previous.until.getTime() > now.getTime()
-    ? [...material.trust, ...previous.certificates]
-    : material.trust;
+    ? previous.certificates
+    : [];
+}
+
+/** The CAs a peer accepts at `now`: ca.crt, and previous-ca.crt while previous-ca-until is ahead. */
+export function acceptedCas(
+  material: IdentityMaterial,
+  now: Date,
+): readonly x509.X509Certificate[] {
+  return [...material.trust, ...previousInForce(material, now)];
 }
 
 /** A renewal keeps the CA's subject and key (cert-manager renews its root this way). */
