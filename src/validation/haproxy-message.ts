@@ -117,8 +117,10 @@ const reasons = new Set(
 
 const severity = /^\[(ALERT|WARNING)\]\s*(?:\(\d+\)\s*)?:?\s*(?:config\s*:\s*)?(.*)$/;
 const location = /^(?:parsing\s*)?\[([^\]]*):(\d+)\]\s*:?\s*(.*)$/;
+/** A line of a file the located line loads (a crt-list or map line). */
+const nested = /line (\d+) (?:in|of) file '([^']+)'/;
 const reduced =
-  /^\[(ALERT|WARNING)\] ([A-Za-z0-9._/+-]+)(?::(\d+))?: (?:'([A-Za-z0-9._ ?-]*)' )?(.*)$/;
+  /^\[(ALERT|WARNING)\] ([A-Za-z0-9._/+-]+)(?::(\d+))?: (?:'([A-Za-z0-9._ ?-]*)' )?(.*?)(?: \(in ([A-Za-z0-9._/+-]+):\d+\))?$/;
 
 /** Keywords whose next word is shown with them (`option httpchk`, `http-request return`). */
 const qualifiedKeywords = new Set([
@@ -166,7 +168,11 @@ export function reduceHaproxyMessage(output: string, options: ReduceOptions): st
   let alerts = 0;
   for (const raw of output.split('\n')) {
     const already = reduced.exec(raw.trimEnd());
-    if (already !== null && reasons.has(already[5] ?? '')) {
+    if (
+      already !== null &&
+      reasons.has(already[5] ?? '') &&
+      (already[6] === undefined || isInDirectoryPath(already[6]))
+    ) {
       kept.push(raw.trimEnd());
       continue;
     }
@@ -186,7 +192,12 @@ export function reduceHaproxyMessage(output: string, options: ReduceOptions): st
     if (basename(path) === basename(fileName)) {
       const words = lines.get(Number(number));
       const keyword = words === undefined ? '?' : keywordOf(words);
-      kept.push(`[${level}] ${fileName}:${number}: '${keyword}' ${reason}`);
+      const [, innerLine, innerFile = ''] = nested.exec(text) ?? [];
+      const inner =
+        innerLine !== undefined && isInDirectoryPath(innerFile)
+          ? ` (in ${innerFile}:${innerLine})`
+          : '';
+      kept.push(`[${level}] ${fileName}:${number}: '${keyword}' ${reason}${inner}`);
     } else {
       const shown = isInDirectoryPath(path) ? `${path}:${number}` : fileName;
       kept.push(`[${level}] ${shown}: ${reason}`);

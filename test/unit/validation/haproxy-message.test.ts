@@ -41,7 +41,7 @@ describe("reducing HAProxy's messages to keyword, line and a fixed reason", () =
   it('gives one line per located message, with the keyword read from the configuration', () => {
     expect(reducedOutput.split('\n')).toEqual([
       "[ALERT] haproxy.cfg:6: 'bind' has an invalid address or port",
-      "[ALERT] haproxy.cfg:7: 'acl' has an invalid ACL: its criterion, flags, patterns or pattern file",
+      "[ALERT] haproxy.cfg:7: 'acl' has an invalid ACL: its criterion, flags, patterns or pattern file (in secret.txt:1)",
       "[ALERT] haproxy.cfg:8: 'http-request set-var' has an invalid converter or converter argument (such as a map file HAProxy cannot read)",
       "[ALERT] haproxy.cfg:9: 'errorfile' names an error file that is not a valid HTTP response",
       "[ALERT] haproxy.cfg:12: 'balance' names a load-balancing algorithm HAProxy does not support",
@@ -77,6 +77,17 @@ describe("reducing HAProxy's messages to keyword, line and a fixed reason", () =
     expect(reduceHaproxyMessage(cleaned, { config })).toBe(
       "[ALERT] haproxy.cfg:12: 'balance' names a load-balancing algorithm HAProxy does not support",
     );
+  });
+
+  it('adds the line of a crt-list or map file the line loads, when it is in the directory', () => {
+    const nested = `[ALERT]    (1) : config : parsing [/x/haproxy.cfg:6] : 'bind 127.0.0.1:0' in section 'frontend' : 'crt-list' : error processing line 2 in file 'ssl/certificates.list' : unable to load SSL certificate into SSL Context 'ssl/app_weak.pem'.
+[ALERT]    (1) : config : parsing [/x/haproxy.cfg:7] : error detected while parsing ACL 'x' : 'TOPSECRET' is not a valid IPv4 or IPv6 address at line 1 of file '/etc/passwd'.`;
+    const result = reduceHaproxyMessage(nested, { config });
+    expect(result.split('\n')).toEqual([
+      "[ALERT] haproxy.cfg:6: 'bind' cannot load a certificate, key or crt-list it names (in ssl/certificates.list:2)",
+      "[ALERT] haproxy.cfg:7: 'acl' has an invalid ACL: its criterion, flags, patterns or pattern file",
+    ]);
+    expect(reduceHaproxyMessage(result, { config })).toBe(result);
   });
 
   it('names another file by its relative path, and an absolute one not at all', () => {
