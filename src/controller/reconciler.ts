@@ -3,7 +3,8 @@
  * pipeline (render → lint → haproxy -c). A good result becomes the desired configuration
  * and, on the leader, is delivered to every agent; a failure keeps the last good one
  * everywhere and is reported (status condition and Event with HAProxy's message).
- * Excluded Ingresses get an Event each; metrics count everything.
+ * Ingresses left out (by the routing model, or at the check for lines HAProxy rejects) or
+ * served in part get one Event each; metrics count everything.
  */
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
@@ -12,6 +13,8 @@ import type { AgentApplyResult } from './agent-fanout.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
+import { ingressEvents, ingressStates } from './ingress-events.ts';
+import type { ModelResult } from './routing-model.ts';
 import { type StatusReporter, templateConfigRef } from './status-reporter.ts';
 
 export interface ReconcilerOptions {
@@ -117,9 +120,10 @@ export class Reconciler {
     const ref = templateConfigRef(config);
     const generation = config.metadata?.generation ?? 0;
     if (outcome.model !== undefined) {
-      metrics.ingresses.set({ state: 'served' }, outcome.model.model.ingresses.length);
-      metrics.ingresses.set({ state: 'excluded' }, outcome.model.excluded.length);
-      if (leader) await this.#reportIngresses(outcome);
+      for (const [state, count] of Object.entries(ingressStates(outcome.model))) {
+        metrics.ingresses.set({ state }, count);
+      }
+      if (leader) await this.#reportIngresses(outcome.model);
     }
     if (!outcome.ok) {
       metrics.reconciles.inc({ result: `${outcome.stage}_failed` });
@@ -192,29 +196,20 @@ export class Reconciler {
     await reporter.event(templateConfigRef(config), 'Warning', 'DeliveryFailed', message);
   }
 
-  async #reportIngresses(outcome: PipelineOutcome): Promise<void> {
-    const model = outcome.model;
-    if (model === undefined) return;
+  /**
+   * One Warning Event per Ingress not served as written: left out by the routing model or at
+   * the check (the pipeline adds those to `excluded`), or served in part.
+   */
+  async #reportIngresses(model: ModelResult): Promise<void> {
     const { reporter } = this.#options;
     const now = new Set<string>();
-    for (const excluded of model.excluded) {
-      const key = `${excluded.namespace}/${excluded.name}`;
-      now.add(key);
+    for (const event of ingressEvents(model)) {
+      now.add(`${event.namespace}/${event.name}`);
       await reporter.event(
-        ingressRef(excluded.namespace, excluded.name),
+        ingressRef(event.namespace, event.name),
         'Warning',
-        'IngressExcluded',
-        `${excluded.message} The Ingress is left out of the HAProxy configuration until it is fixed.`,
-      );
-    }
-    for (const warning of model.warnings) {
-      if (warning.ingress === undefined) continue;
-      const [namespace = '', name = ''] = warning.ingress.split('/');
-      await reporter.event(
-        ingressRef(namespace, name),
-        'Warning',
-        'TLSSecretMissing',
-        warning.message,
+        event.reason,
+        event.message,
       );
     }
     for (const key of this.#reported) {
