@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use when their command is missing:
 # haproxy (the real data plane), jq and openssl (the spec's shell procedures), iptables (the
-# test run's egress guard) and iproute2 (the local cluster's unreachable routes).
+# test run's egress guard), iproute2 (the local cluster's unreachable routes), mmdebstrap (the
+# image's Debian base, make image) and runc (runs the image in its tests).
 set -euo pipefail
 missing=()
-for pair in haproxy:haproxy jq:jq openssl:openssl iptables:iptables ip:iproute2; do
+for pair in haproxy:haproxy jq:jq openssl:openssl iptables:iptables ip:iproute2 mmdebstrap:mmdebstrap runc:runc; do
   command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
