@@ -55,7 +55,7 @@ export const defaultTemplateLimits: TemplateLimits = {
 };
 
 /** Largest rendered file: what an agent accepts in one apply. */
-export const maxRenderedFileBytes = defaultApplyLimits.maxFileBytes;
+const maxRenderedFileBytes = defaultApplyLimits.maxFileBytes;
 
 class UnsafeOutput extends Error {}
 

@@ -49,6 +49,7 @@ interface Pending {
 
 interface Running extends Pending {
   readonly id: number;
+  readonly renderProcess: RenderProcess;
   readonly limitMs: number;
   readonly byDeadline: boolean;
   readonly timer: NodeJS.Timeout;
@@ -56,7 +57,7 @@ interface Running extends Pending {
   timedOut: boolean;
 }
 
-interface Worker {
+interface RenderProcess {
   readonly child: ChildProcess;
   stderr: string;
 }
@@ -65,10 +66,12 @@ function failure(field: string, message: string): RenderWorkerOutcome {
   return { ok: false, stage: 'template', field, message };
 }
 
+const stopping = 'The controller is stopping; nothing is rendered.';
+
 export class TemplateRenderer {
   readonly #limits: TemplateLimits;
   readonly #queue: Pending[] = [];
-  #worker: Worker | undefined;
+  #process: RenderProcess | undefined;
   #running: Running | undefined;
   #nextId = 1;
   #closed = false;
@@ -81,9 +84,7 @@ export class TemplateRenderer {
   render(job: RenderJob): Promise<RenderWorkerOutcome> {
     return new Promise((resolve) => {
       if (this.#closed) {
-        resolve(
-          failure(firstField(job.config), 'The controller is stopping; nothing is rendered.'),
-        );
+        resolve(failure(firstField(job.config), stopping));
         return;
       }
       this.#queue.push({ job, resolve });
@@ -95,19 +96,17 @@ export class TemplateRenderer {
   async close(): Promise<void> {
     this.#closed = true;
     for (const pending of this.#queue.splice(0)) {
-      pending.resolve(
-        failure(firstField(pending.job.config), 'The controller is stopping; nothing is rendered.'),
-      );
+      pending.resolve(failure(firstField(pending.job.config), stopping));
     }
-    const worker = this.#worker;
-    if (worker === undefined) return;
-    worker.child.ref();
+    const renderProcess = this.#process;
+    if (renderProcess === undefined) return;
+    renderProcess.child.ref();
     const exited = new Promise<void>((resolve) => {
-      worker.child.once('exit', () => {
+      renderProcess.child.once('exit', () => {
         resolve();
       });
     });
-    worker.child.kill('SIGKILL');
+    renderProcess.child.kill('SIGKILL');
     await exited;
   }
 
@@ -133,23 +132,24 @@ export class TemplateRenderer {
       this.#next();
       return;
     }
-    const worker = this.#start();
+    const renderProcess = this.#start();
     const id = this.#nextId++;
     const running: Running = {
       ...pending,
       id,
+      renderProcess,
       limitMs,
       byDeadline: left < this.#limits.renderLimitMs,
       field: firstField(job.config),
       timedOut: false,
       timer: setTimeout(() => {
         running.timedOut = true;
-        worker.child.kill('SIGKILL');
+        this.#kill(renderProcess);
       }, limitMs + graceMs),
     };
     this.#running = running;
-    worker.child.ref();
-    worker.child.channel?.ref();
+    renderProcess.child.ref();
+    renderProcess.child.channel?.ref();
     const request: RenderWorkerRequest = {
       id,
       key: job.key,
@@ -157,22 +157,21 @@ export class TemplateRenderer {
       context: job.context,
       limitMs,
     };
-    worker.child.send(request, (error) => {
-      if (error !== null) {
-        this.#finish(
-          id,
-          failure(
-            running.field,
-            `${label}: the render process did not take the request: ${describeError(error)}`,
-          ),
-        );
-        worker.child.kill('SIGKILL');
-      }
+    renderProcess.child.send(request, (error) => {
+      if (error === null) return;
+      this.#kill(renderProcess);
+      this.#finish(
+        id,
+        failure(
+          running.field,
+          `${label}: the render process did not take the request: ${describeError(error)}`,
+        ),
+      );
     });
   }
 
-  #start(): Worker {
-    if (this.#worker !== undefined) return this.#worker;
+  #start(): RenderProcess {
+    if (this.#process !== undefined) return this.#process;
     const limits: RenderWorkerLimits = {
       parseLimit: this.#limits.parseLimit,
       renderLimitMs: this.#limits.renderLimitMs,
@@ -184,38 +183,46 @@ export class TemplateRenderer {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    const worker: Worker = { child, stderr: '' };
-    this.#worker = worker;
+    const renderProcess: RenderProcess = { child, stderr: '' };
+    this.#process = renderProcess;
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
-      if (worker.stderr.length < maxStderr) worker.stderr += chunk.slice(0, maxStderr);
+      if (renderProcess.stderr.length < maxStderr)
+        renderProcess.stderr += chunk.slice(0, maxStderr);
     });
     child.on('message', (value: unknown) => {
       const message = readRenderWorkerMessage(value);
       const running = this.#running;
-      if (message === undefined || running === undefined || message.id !== running.id) return;
+      if (message === undefined || running?.id !== message.id) return;
       if ('started' in message) running.field = message.started;
       else this.#finish(message.id, message.outcome);
     });
     child.on('error', (error) => {
-      worker.stderr += describeError(error);
+      renderProcess.stderr += describeError(error);
     });
     child.on('exit', (code, signal) => {
-      if (this.#worker === worker) this.#worker = undefined;
+      if (this.#process === renderProcess) this.#process = undefined;
       const running = this.#running;
-      if (running !== undefined) {
-        this.#finish(running.id, this.#stopped(running, worker, code, signal));
+      if (running?.renderProcess === renderProcess) {
+        this.#finish(running.id, this.#stopped(running, code, signal));
       }
     });
-    return worker;
+    return renderProcess;
+  }
+
+  /** Kills a render process; the next request starts a new one. */
+  #kill(renderProcess: RenderProcess): void {
+    if (this.#process === renderProcess) this.#process = undefined;
+    renderProcess.child.kill('SIGKILL');
   }
 
   #stopped(
     running: Running,
-    worker: Worker,
     code: number | null,
     signal: NodeJS.Signals | null,
   ): RenderWorkerOutcome {
+    if (this.#closed) return failure(running.field, stopping);
+    const { stderr } = running.renderProcess;
     const label = `${configLabel(running.job.config)}: rendering ${running.field}`;
     if (running.timedOut) {
       const limit = running.byDeadline
@@ -226,7 +233,7 @@ export class TemplateRenderer {
         `${label} did not finish within ${limit} and was stopped. Loops, ranges and output count against this limit: loop over the model's lists (routes, backends, certificates) instead of large ranges, and render only what HAProxy needs.`,
       );
     }
-    if (/heap out of memory|Allocation failed/.test(worker.stderr)) {
+    if (/heap out of memory|Allocation failed/.test(stderr)) {
       return failure(
         running.field,
         `${label} needed more than the ${this.#limits.heapMb} MB the render process may use and was stopped. Ranges, loops and filters that build large strings or lists all allocate: loop over the model's lists instead of large ranges.`,
@@ -234,7 +241,7 @@ export class TemplateRenderer {
     }
     return failure(
       running.field,
-      `${label} stopped the render process (exit code ${String(code)}, signal ${String(signal)}); it is restarted for the next render, and the controller's log has no more about it.`,
+      `${label} stopped the render process (exit code ${String(code)}, signal ${String(signal)}${firstLine(stderr)}); it is restarted for the next render.`,
     );
   }
 
@@ -249,10 +256,15 @@ export class TemplateRenderer {
 
   /** An idle render process does not keep the controller (or a script) alive. */
   #idle(): void {
-    const child = this.#worker?.child;
+    const child = this.#process?.child;
     child?.unref();
     child?.channel?.unref();
   }
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0]?.trim() ?? '';
+  return line === '' ? '' : `: ${line.slice(0, 200)}`;
 }
 
 function configLabel(config: TemplateConfig): string {
