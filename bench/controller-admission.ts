@@ -1,8 +1,10 @@
 /**
  * Admission review latency for an Ingress (HTTPS POST of an AdmissionReview to the webhook
- * `haptic run` serves: dispatch, value checks, render with the current state, lint, sandboxed
- * `haproxy -c`) against a bare `haproxy -c -f` of the same rendered files. Every review
- * proposes a new path, so no check result is reused. Goal: review ≤ 1.15 × bare check.
+ * `haptic run` serves: dispatch, value checks, render with the current state, lint, `haproxy -c`
+ * in the check sandbox, a `haptic sandbox serve` process as `haptic run` has beside it) against
+ * the same rendered files checked through the sandbox alone and by a bare `haproxy -c -f`.
+ * Every review proposes a new path, so no check result is reused. Goal: review ≤ 1.15 × bare
+ * check.
  *
  *   node bench/controller-admission.ts [ingresses=100,1000] [reviews=30]
  */
@@ -11,6 +13,8 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
+import { startLocalSandbox } from '../dev/lib/local-sandbox.ts';
+import { checkBundle } from '../src/controller/bundle-check.ts';
 import { ConfigPipeline } from '../src/controller/config-pipeline.ts';
 import { createRoutingReviewer } from '../src/controller/routing-reviewer.ts';
 import { encodeCertificateChain, encodePrivateKey, issueCa, issueLeaf } from '../src/pki/index.ts';
@@ -32,7 +36,12 @@ const leaf = await issueLeaf({
   now,
 });
 
-process.stdout.write('ingresses  review p50 ms  review p90 ms  bare haproxy -c p50 ms  ratio\n');
+const sandbox = await startLocalSandbox({ dir: mkdtempSync(join(tmpdir(), 'bench-sandbox-')) });
+const check = { socket: sandbox.socket };
+
+process.stdout.write(
+  'ingresses  review p50 ms  review p90 ms  sandbox check p50 ms  bare haproxy -c p50 ms  ratio\n',
+);
 for (const n of sizes) {
   const snapshot = await snapshotOf(n);
   const config = defaultTemplateConfig();
@@ -43,13 +52,16 @@ for (const n of sizes) {
   };
   const reviewer = createRoutingReviewer({
     watch,
-    pipeline: new ConfigPipeline({ ingressClass: 'haptic' }),
+    pipeline: new ConfigPipeline({ ingressClass: 'haptic', check }),
     ingressClass: 'haptic',
     namespace: 'haptic',
     templateConfigName: 'haptic',
   });
   const server = await startWebhook(
-    { kinds: routingKindRoutes(reviewer), deadlineMs: 30_000 },
+    {
+      kinds: routingKindRoutes(reviewer, { namespace: 'haptic', name: 'haptic' }),
+      deadlineMs: 30_000,
+    },
     {
       host: '127.0.0.1',
       port: 0,
@@ -127,7 +139,7 @@ for (const n of sizes) {
     if (i >= 2) times.push(performance.now() - started);
   }
   // The bare check: the same files, written once, checked by haproxy directly.
-  const pipeline = new ConfigPipeline({ ingressClass: 'haptic' });
+  const pipeline = new ConfigPipeline({ ingressClass: 'haptic', check });
   const rendered = await pipeline.run(config, snapshot, new Date());
   if (!rendered.ok) throw new Error(rendered.message);
   const dir = mkdtempSync(join(tmpdir(), 'bench-bare-'));
@@ -136,10 +148,15 @@ for (const n of sizes) {
     writeFileSync(join(dir, file.path), file.content);
   }
   const bare: number[] = [];
+  const sandboxed: number[] = [];
   for (let i = 0; i < reviews + 2; i += 1) {
-    const started = performance.now();
+    let started = performance.now();
     await execa('haproxy', ['-c', '-q', '-f', join(dir, 'haproxy.cfg')], { cwd: dir });
     if (i >= 2) bare.push(performance.now() - started);
+    started = performance.now();
+    const outcome = await checkBundle(rendered.files, check);
+    if (!outcome.ok) throw new Error(outcome.message);
+    if (i >= 2) sandboxed.push(performance.now() - started);
   }
   rmSync(dir, { recursive: true, force: true });
   agent.destroy();
@@ -147,6 +164,7 @@ for (const n of sizes) {
   const sorted = [...times].sort((a, b) => a - b);
   const p90 = sorted[Math.floor(sorted.length * 0.9)] ?? 0;
   process.stdout.write(
-    `${String(n).padStart(9)}  ${median(times).toFixed(1).padStart(13)}  ${p90.toFixed(1).padStart(13)}  ${median(bare).toFixed(1).padStart(22)}  ${(median(times) / median(bare)).toFixed(2).padStart(5)}\n`,
+    `${String(n).padStart(9)}  ${median(times).toFixed(1).padStart(13)}  ${p90.toFixed(1).padStart(13)}  ${median(sandboxed).toFixed(1).padStart(20)}  ${median(bare).toFixed(1).padStart(22)}  ${(median(times) / median(bare)).toFixed(2).padStart(5)}\n`,
   );
 }
+await sandbox.stop();

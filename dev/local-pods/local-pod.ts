@@ -4,9 +4,14 @@
  * has them, `/usr/local/bin/haptic` mapped to this checkout, paths under volume mounts mapped
  * to per-Pod directories, Secret volumes projected by the kubelet-layout writer and kept in
  * step with the Secret, fieldRef env from the Pod's name and namespace, and the
- * ServiceAccount's own token (TokenRequest) when the Pod automounts it.
+ * ServiceAccount's own token (TokenRequest) for the containers that get it: all when the Pod
+ * automounts it, else those that mount a projected serviceAccountToken volume. The Pod's
+ * directory is private to root (a Pod's volumes are visible to its containers only), and a
+ * container with a user of its own (securityContext.runAsUser, the config-check sandbox) runs
+ * as that user when this runner is root: the program drops to it itself (`--user`), as node
+ * and this checkout stay where only root may run them.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AppsV1Api,
@@ -46,6 +51,8 @@ export class LocalPod {
   readonly #projectors: SecretProjector[] = [];
   readonly #processes = new Map<string, SupervisedProcess>();
   #kubeconfig: string | undefined;
+  /** The projected volume holding the ServiceAccount token, when the Pod does not automount it. */
+  #tokenVolume: string | undefined;
 
   private constructor(options: LocalPodOptions, spec: V1PodSpec) {
     this.options = options;
@@ -74,9 +81,15 @@ export class LocalPod {
   async #prepareVolumes(): Promise<void> {
     const { kubeConfig, namespace } = this.options;
     const core = kubeConfig.makeApiClient(CoreV1Api);
+    mkdirSync(this.options.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.options.dir, 0o700);
     for (const volume of this.spec.volumes ?? []) {
       const dir = this.volumeDir(volume.name);
       mkdirSync(dir, { recursive: true });
+      const sources = volume.projected?.sources ?? [];
+      if (sources.some((source) => source.serviceAccountToken !== undefined)) {
+        this.#tokenVolume = volume.name;
+      }
       const secretName = volume.secret?.secretName;
       if (secretName === undefined) continue;
       const exists = await core
@@ -86,7 +99,7 @@ export class LocalPod {
       if (!exists && volume.secret?.optional === true) continue;
       this.#projectors.push(await projectSecret(kubeConfig, namespace, secretName, [{ dir }]));
     }
-    if (this.spec.automountServiceAccountToken === true) {
+    if (this.spec.automountServiceAccountToken === true || this.#tokenVolume !== undefined) {
       this.#kubeconfig = join(this.options.dir, 'kubeconfig');
       await writeServiceAccountKubeconfig(
         kubeConfig,
@@ -97,9 +110,15 @@ export class LocalPod {
     }
   }
 
-  /** The ServiceAccount kubeconfig (when the Pod automounts its token). */
+  /** The ServiceAccount kubeconfig (when the Pod automounts its token or projects it). */
   get kubeconfig(): string | undefined {
     return this.#kubeconfig;
+  }
+
+  /** Whether a container gets the ServiceAccount token. */
+  #hasToken(container: V1Container): boolean {
+    if (this.spec.automountServiceAccountToken === true) return true;
+    return (container.volumeMounts ?? []).some((mount) => mount.name === this.#tokenVolume);
   }
 
   container(name: string): V1Container {
@@ -131,6 +150,12 @@ export class LocalPod {
           ),
     );
     const [binary, ...args] = mapped;
+    const ownUser = container.securityContext?.runAsUser;
+    const ownGroup = container.securityContext?.runAsGroup ?? ownUser;
+    const asUser =
+      binary === imageBinary && ownUser !== undefined && process.getuid?.() === 0
+        ? [`--user=${ownUser}:${ownGroup}`]
+        : [];
     const argv =
       binary === imageBinary
         ? [
@@ -139,6 +164,7 @@ export class LocalPod {
               join(projectRoot, 'src/cli/main.ts'),
             ]),
             ...args,
+            ...asUser,
           ]
         : mapped;
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: this.options.dir };
@@ -148,7 +174,9 @@ export class LocalPod {
       else if (field === 'metadata.namespace') env[variable.name] = this.options.namespace;
       else if (variable.valueFrom === undefined) env[variable.name] = variable.value ?? '';
     }
-    if (this.#kubeconfig !== undefined) env.KUBECONFIG = this.#kubeconfig;
+    if (this.#kubeconfig !== undefined && this.#hasToken(container)) {
+      env.KUBECONFIG = this.#kubeconfig;
+    }
     return { argv, env };
   }
 
@@ -169,6 +197,11 @@ export class LocalPod {
     });
     this.#processes.set(name, process_);
     return process_;
+  }
+
+  /** Whether a container was started and not stopped or killed since. */
+  started(name: string): boolean {
+    return this.#processes.has(name);
   }
 
   logFile(container: string): string {

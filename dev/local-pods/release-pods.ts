@@ -1,7 +1,8 @@
 /**
  * The chart's two Deployments of a release, run locally: `haptic-haproxy` replicas (the agent
- * sidecar, then HAProxy once the agent's startup probe passes) and `haptic-controller`
- * replicas, each on its own loopback address. What a Pod network would separate, addresses
+ * and config-check sidecars, then HAProxy once their startup probes pass) and
+ * `haptic-controller` replicas (the config-check sidecar, then the controller), each on its own
+ * loopback address. What a Pod network would separate, addresses
  * separate here: each replica's servers listen on its own 127.x address (the agent's
  * `--listen` and HAProxy's `HAPTIC_LISTEN_ADDRESS` take the address in front of the chart's
  * ports), and controllers find agents through `--agent-endpoints` instead of Pod IPs.
@@ -11,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { getLocal } from '../../src/agent/local-client.ts';
 import { MasterSocket } from '../../src/agent/master-socket.ts';
+import { probeSandbox } from '../../src/sandbox/check-client.ts';
 import { LocalPod } from './local-pod.ts';
 
 export interface HAProxyReplica {
@@ -43,6 +45,19 @@ async function until(what: string, check: () => Promise<boolean>, ms = 30_000): 
     await sleep(50);
   }
   throw new Error(`${what} did not happen within ${ms} ms`);
+}
+
+/**
+ * Starts the Pod's config-check sidecar unless it runs (a sidecar outlives the restarts of the
+ * main container) and waits for its startup probe: the socket answers.
+ */
+async function startConfigCheck(pod: LocalPod, name: string): Promise<void> {
+  if (!pod.started('config-check')) pod.start('config-check');
+  const socket = flagValue(pod.containerRun('config-check').argv, '--socket') ?? '';
+  await until(
+    `config-check ${name} health`,
+    async () => (await probeSandbox(socket, 1_000)) === undefined,
+  );
 }
 
 export interface ReleasePodsOptions {
@@ -98,6 +113,7 @@ export async function startHAProxyReplica(
     );
   };
   await startAgent();
+  await startConfigCheck(pod, name);
   pod.start('haproxy', (run) => ({ ...run, env: { ...run.env, HAPTIC_LISTEN_ADDRESS: address } }));
   const haproxyArgs = pod.containerRun('haproxy').argv;
   const masterArg = haproxyArgs[haproxyArgs.indexOf('-S') + 1] ?? '';
@@ -143,6 +159,7 @@ export async function controllerReplica(
     name,
     address,
     start: async () => {
+      await startConfigCheck(pod, name);
       pod.start('controller', (run) => ({
         ...run,
         argv: [
@@ -160,6 +177,9 @@ export async function controllerReplica(
         60_000,
       );
     },
-    stop: () => pod.stopContainer('controller'),
+    stop: async () => {
+      await pod.stopContainer('controller');
+      await pod.stopContainer('config-check');
+    },
   };
 }

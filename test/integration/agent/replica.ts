@@ -1,6 +1,7 @@
 /**
- * One `haptic-haproxy` Pod on loopback: the agent (the real CLI, a child process) beside a
- * real HAProxy in master-worker mode, each replica on its own 127.0.0.x address, with the
+ * One `haptic-haproxy` Pod on loopback: the agent (the real CLI, a child process) and its check
+ * sandbox (`haptic sandbox serve`, the config-check sidecar) beside a real HAProxy in
+ * master-worker mode, each replica on its own 127.0.0.x address, with the
  * agent-tls volume as a directory in the kubelet's layout. Processes are supervised: they die
  * with the test run, and `stop()` ends them in afterAll.
  */
@@ -8,6 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../dev/lib/free-port.ts';
+import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
 import { type SupervisedProcess, startSupervised } from '../../../dev/lib/supervised-process.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { getLocal } from '../../../src/agent/local-client.ts';
@@ -40,6 +42,7 @@ export class Replica {
   readonly #options: ReplicaOptions;
   #agent: SupervisedProcess | undefined;
   #haproxy: SupervisedProcess | undefined;
+  #sandbox: LocalSandbox | undefined;
 
   private constructor(
     name: string,
@@ -81,9 +84,10 @@ export class Replica {
     return { name: this.name, host: this.address, port: this.agentPort };
   }
 
-  /** Starts the agent and waits until its local socket answers. */
+  /** Starts the agent (and its check sandbox, once) and waits until its local socket answers. */
   async startAgent(): Promise<void> {
     const { clientName, legacy } = this.#options;
+    this.#sandbox ??= await startLocalSandbox({ dir: join(this.dir, 'config-check') });
     const args = [
       cliPath,
       'agent',
@@ -95,6 +99,7 @@ export class Replica {
       `--master-socket=${this.masterSocket}`,
       `--local-socket=${this.localSocket}`,
       `--state-file=${this.stateFile}`,
+      `--check-socket=${this.#sandbox.socket}`,
       '--tls-poll-interval=1',
       '--shutdown-grace=5',
     ];
@@ -168,8 +173,9 @@ export class Replica {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.stopAgent(), this.#haproxy?.stop()]);
+    await Promise.all([this.stopAgent(), this.#haproxy?.stop(), this.#sandbox?.stop()]);
     this.#haproxy = undefined;
+    this.#sandbox = undefined;
   }
 
   agentLogText(): string {

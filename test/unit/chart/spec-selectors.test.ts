@@ -101,29 +101,20 @@ describe.each(helmBinaries)("the spec's selectors on objects rendered by %s", (b
   it('runs the agent as a native sidecar beside two HAProxy replicas', async () => {
     const objects = await renderMode(binary, chartModes.default);
     const haproxy = findObject(objects, 'Deployment', 'haptic-haproxy').body;
-    expect(haproxy).toMatchObject({
-      spec: {
-        replicas: 2,
-        template: {
-          spec: {
-            initContainers: [
-              {
-                name: 'agent',
-                restartPolicy: 'Always',
-                command: ['/usr/local/bin/haptic'],
-                livenessProbe: {
-                  exec: {
-                    command: [
-                      '/usr/local/bin/haptic',
-                      'agent',
-                      'health',
-                      '--local-socket=/var/run/haptic/agent.sock',
-                    ],
-                  },
-                },
-              },
-            ],
-          },
+    expect(haproxy).toMatchObject({ spec: { replicas: 2 } });
+    const agent = await jq('-c', '.spec.template.spec.initContainers[0]', haproxy);
+    expect(JSON.parse(agent.stdout)).toMatchObject({
+      name: 'agent',
+      restartPolicy: 'Always',
+      command: ['/usr/local/bin/haptic'],
+      livenessProbe: {
+        exec: {
+          command: [
+            '/usr/local/bin/haptic',
+            'agent',
+            'health',
+            '--local-socket=/var/run/haptic/agent.sock',
+          ],
         },
       },
     });
@@ -137,6 +128,7 @@ describe.each(helmBinaries)("the spec's selectors on objects rendered by %s", (b
       '--master-socket=/var/run/haproxy/master.sock',
       '--local-socket=/var/run/haptic/agent.sock',
       '--state-file=/var/lib/haptic/state.json',
+      '--check-socket=/run/haptic-check/check.sock',
     ]);
     const controller = findObject(objects, 'Deployment', 'haptic-controller').body;
     const run = await jq(
