@@ -2,10 +2,12 @@
 # Installs the Debian packages the tests use when their command is missing:
 # haproxy (the real data plane), jq and openssl (the spec's shell procedures), iptables (the
 # test run's egress guard), iproute2 (the local cluster's unreachable routes), mmdebstrap (the
-# image's Debian base, make image) and runc (runs the image in its tests).
+# image's Debian base, make image) and runc (runs the image in its tests); containerd, the CNI
+# plugins, busybox-static and catatonit (the real node's runtime and its local images, make node-up).
 set -euo pipefail
 missing=()
-for pair in haproxy:haproxy jq:jq openssl:openssl iptables:iptables ip:iproute2 mmdebstrap:mmdebstrap runc:runc; do
+for pair in haproxy:haproxy jq:jq openssl:openssl iptables:iptables ip:iproute2 mmdebstrap:mmdebstrap runc:runc \
+  containerd:containerd /usr/lib/cni/bridge:containernetworking-plugins busybox:busybox-static catatonit:catatonit; do
   command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

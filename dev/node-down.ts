@@ -1,0 +1,42 @@
+// make node-down: stops the node make node-up started (its keeper takes every part down and
+// removes what the node created on the machine); with no keeper left, removes whatever a
+// killed node left behind.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { nodeDir } from './lib/node/node-dir.ts';
+import { cleanNodeHost, nodeRunning } from './lib/node/node-host.ts';
+
+const pidFile = join(nodeDir, 'keeper.pid');
+const keeper = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : undefined;
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const started = performance.now();
+const running = keeper !== undefined && alive(keeper);
+if (running) {
+  process.kill(keeper, 'SIGTERM');
+  const deadline = Date.now() + 20_000;
+  while (alive(keeper) && Date.now() < deadline) await sleep(100);
+  if (alive(keeper)) process.kill(keeper, 'SIGKILL');
+}
+rmSync(pidFile, { force: true });
+// A killed keeper's holder is still cleaning up; give it the time its watchdog gives it.
+const deadline = Date.now() + 10_000;
+while (running && nodeRunning() && Date.now() < deadline) await sleep(100);
+// After the keeper, or without one: nothing of a node may remain.
+const cleaned = cleanNodeHost();
+if (!cleaned.ok) {
+  process.stderr.write(`${cleaned.message}\n`);
+  process.exit(1);
+}
+process.stdout.write(
+  running
+    ? `node stopped in ${((performance.now() - started) / 1000).toFixed(1)} s\n`
+    : 'no node was running; anything a killed one left behind is gone\n',
+);
