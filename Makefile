@@ -52,3 +52,13 @@ cluster-down:
 
 clean:
 	rm -rf dist .cluster .demo
+
+## A real single-node cluster (etcd, kube-apiserver, controllers, scheduler, containerd, kubelet,
+## kube-proxy) in its own network namespace, left running; make node-down stops it and removes
+## everything it created (dev/lib/node/start-node.ts).
+.PHONY: node-up node-down
+node-up: setup
+	node dev/node-up.ts
+
+node-down:
+	node dev/node-down.ts
