@@ -167,7 +167,8 @@ for _ in $(seq 100); do
 done
 [ -e "$ready" ] || fail "the node's mount namespace was not ready within 5 s"
 rm -f "$ready"
-echo $anchor >"$NODE_RUN_DIR/anchor.pid"
+# With the token of the start that asked for this holder (a stale file names another).
+echo "$anchor ${NODE_HOLD_TOKEN:-}" >"$NODE_RUN_DIR/anchor.pid"
 echo "node host ready: netns $NODE_NETNS, $NODE_IP, anchor $anchor"
 while :; do
   sleep 1 &

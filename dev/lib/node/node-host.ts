@@ -3,6 +3,7 @@
  * by node-host.sh under the usual watchdog, and the way every node process enters it.
  */
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -59,7 +60,7 @@ export interface NodeHost {
 // the command.
 const enter = `
 while read -r dir; do echo $$ > "$dir/cgroup.procs" || exit 125; done < "$1"
-anchor=$(cat "$2") || exit 125
+read -r anchor _ < "$2" || exit 125
 shift 2
 exec nsenter --target "$anchor" --mount --net -- "$@"
 `;
@@ -73,12 +74,13 @@ export async function holdNodeHost(
   ownerPid: number | null | undefined,
 ): Promise<NodeHost> {
   const owner = ownerPid === undefined ? {} : { ownerPid };
+  const token = randomUUID();
   const holder = startSupervised({
     name: 'node-host',
     command: 'bash',
     args: [script, 'hold'],
     logFile,
-    env: { ...nodeEnv, ...settings },
+    env: { ...nodeEnv, ...settings, NODE_HOLD_TOKEN: token },
     ...owner,
   });
   const state = { exited: false };
@@ -86,8 +88,15 @@ export async function holdNodeHost(
     state.exited = true;
   });
   const anchorFile = join(nodeRunDir, 'anchor.pid');
+  const anchor = (): number | undefined => {
+    const [pid, written] = existsSync(anchorFile)
+      ? readFileSync(anchorFile, 'utf8').split(' ')
+      : [];
+    return written?.trim() === token ? Number(pid) : undefined;
+  };
   const deadline = Date.now() + 40_000;
-  while (!(existsSync(anchorFile) && readFileSync(anchorFile, 'utf8').trim() !== '')) {
+  let anchorPid: number | undefined;
+  while ((anchorPid = anchor()) === undefined) {
     if (state.exited || Date.now() > deadline) {
       await holder.stop();
       const last = readFileSync(logFile, 'utf8').trim().split('\n').at(-1) ?? '';
@@ -97,7 +106,7 @@ export async function holdNodeHost(
   }
   return {
     holder,
-    anchorPid: Number(readFileSync(anchorFile, 'utf8')),
+    anchorPid,
     start(options) {
       return startSupervised({
         ...options,

@@ -223,6 +223,25 @@ describe('a real node', () => {
     expect(performance.now() - started).toBeLessThan(3_000);
   });
 
+  it('refuses a second node on this machine, naming the one that runs', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'haptic-node-second-'));
+    try {
+      await expect(startNode({ dir: other })).rejects.toThrow(
+        /The node cannot start: another node is running on this machine \(holder \d+\); stop it first/,
+      );
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+    const ready = await k([
+      'get',
+      'node',
+      'haptic-node',
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Ready")].status}',
+    ]);
+    expect(ready.stdout).toBe('True');
+  });
+
   it('fails loudly, naming the part, when kubelet dies', async () => {
     const kubelet = node.processes.find((p) => p.name === 'kubelet');
     const pid = spawnSync('pgrep', ['-P', String(kubelet?.pid), '-x', 'kubelet'], {
