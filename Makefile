@@ -38,6 +38,12 @@ test-integration: build
 test: build lint typecheck
 	node dev/egress-guard.ts -- vitest run
 
+## The product's image without Docker: .image/haptic-<appVersion>.oci.tar (OCI archive, named
+## localhost/haptic:<appVersion>), reproducible from the same inputs (image/README.md).
+.PHONY: image
+image: setup
+	image/build.sh
+
 ## The main job: control plane, helm install, controller + two agent/HAProxy pairs, a sample
 ## backend and Ingress with TLS, answers through both replicas. Ctrl-C stops everything.
 demo: build
