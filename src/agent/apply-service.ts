@@ -16,6 +16,7 @@ import { configFileName } from './api-types.ts';
 import type { DesiredFile } from './apply-request.ts';
 import { checkHAProxyConfig } from './config-check.ts';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
+import { describeFindings, inspectConfigFiles } from '../validation/haproxy-files-lint.ts';
 import type { ConfigFileStore } from './file-store.ts';
 import { type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
 import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';
@@ -92,9 +93,11 @@ export class ApplyService {
         message: `files must include ${configFileName}.`,
       });
     }
-    const { findings, backends } = inspectHaproxyConfig(config.content.toString('utf8'));
+    const { findings, backends } = inspectConfigFiles((path) =>
+      files.find((file) => file.path === path)?.content.toString('utf8'),
+    );
     if (findings.length > 0) {
-      const message = `${configFileName} is refused: ${findings.map((finding) => finding.message).join(' ')}`;
+      const message = `The configuration is refused: ${describeFindings(findings)}`;
       logger.warn({ findings: findings.length }, message);
       return failure({
         reason: agentReasons.ConfigForbidden,

@@ -7,6 +7,7 @@
  */
 import { type CheckFile, requestSandboxCheck } from '../sandbox/check-client.ts';
 import type { CheckOutcome } from '../sandbox/sandbox-protocol.ts';
+import { reduceHaproxyMessage } from '../validation/haproxy-message.ts';
 
 export type { CheckOutcome };
 
@@ -17,18 +18,8 @@ export interface CheckOptions {
   readonly timeoutMs?: number;
 }
 
-/** Largest message kept from HAProxy's output. */
+/** Largest message kept: HAProxy stops after many alerts, but the sandbox's output is capped too. */
 const maxMessageChars = 8_000;
-
-/** HAProxy's alert and warning lines, without PIDs and start-up notices. */
-export function haproxyMessage(output: string): string {
-  const lines = output
-    .split('\n')
-    .map((line) => line.replace(/^\[(\w+)\]\s+\(\d+\)\s*:\s*/, '[$1] ').trimEnd())
-    .filter((line) => line !== '' && !line.startsWith('[NOTICE]'));
-  const text = lines.join('\n');
-  return text.length > maxMessageChars ? `${text.slice(0, maxMessageChars)}…` : text;
-}
 
 /** Checks the complete set of files (haproxy.cfg and every file it names) in the sandbox. */
 export async function checkHAProxyConfig(
@@ -36,7 +27,13 @@ export async function checkHAProxyConfig(
   options: CheckOptions,
 ): Promise<CheckOutcome> {
   const outcome = await requestSandboxCheck(files, options);
-  return outcome.ok || outcome.failure === 'unavailable'
-    ? outcome
-    : { ...outcome, message: haproxyMessage(outcome.message) };
+  if (outcome.ok || outcome.failure === 'unavailable') return outcome;
+  const config = files.find((file) => file.path === 'haproxy.cfg')?.content ?? '';
+  const message = reduceHaproxyMessage(outcome.message, {
+    config: Buffer.from(config).toString('utf8'),
+  });
+  return {
+    ...outcome,
+    message: message.length > maxMessageChars ? `${message.slice(0, maxMessageChars)}…` : message,
+  };
 }

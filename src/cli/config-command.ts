@@ -17,11 +17,11 @@ import { execa } from 'execa';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import type { CheckFile } from '../sandbox/check-client.ts';
 
+const configName = 'haproxy.cfg';
+
 interface CheckFlags {
   readonly checkSocket?: string;
 }
-
-const configName = 'haproxy.cfg';
 
 function usage(message: string): HapticError {
   return new HapticError(errorCodes.USAGE_INVALID, message);
@@ -37,9 +37,8 @@ async function filesUnder(dir: string): Promise<string[]> {
     .sort();
 }
 
-/** The configuration's text and the complete set of files, the configuration as haproxy.cfg. */
+/** The complete set of files, the configuration as haproxy.cfg. */
 async function readConfiguration(target: string): Promise<{
-  readonly config: string;
   readonly files: readonly CheckFile[];
   /** The configuration file's own name, when it is not haproxy.cfg. */
   readonly renamed?: string;
@@ -61,28 +60,19 @@ async function readConfiguration(target: string): Promise<{
   );
   const name = basename(configPath);
   return {
-    config: config.toString('utf8'),
     files: [{ path: configName, content: config }, ...files],
     ...(name === configName ? {} : { renamed: name }),
   };
 }
 
 /** The lint's findings as output lines; empty when everything passes. */
-async function lintLines(config: string, files: readonly CheckFile[]): Promise<string[]> {
-  const [{ inspectHaproxyConfig }, { inspectCrtList }] = await Promise.all([
-    import('../validation/haproxy-config-lint.ts'),
-    import('../validation/haproxy-crt-list-lint.ts'),
-  ]);
-  const inspection = inspectHaproxyConfig(config);
-  const lines = inspection.findings.map((finding) => `${configName}: ${finding.message}`);
-  for (const path of inspection.crtLists) {
+async function lintLines(files: readonly CheckFile[]): Promise<string[]> {
+  const { inspectConfigFiles } = await import('../validation/haproxy-files-lint.ts');
+  const { findings } = inspectConfigFiles((path) => {
     const file = files.find((candidate) => candidate.path === path);
-    if (file === undefined) continue;
-    for (const finding of inspectCrtList(Buffer.from(file.content).toString('utf8'))) {
-      lines.push(`${path}: ${finding.message}`);
-    }
-  }
-  return lines;
+    return file === undefined ? undefined : Buffer.from(file.content).toString('utf8');
+  });
+  return findings.map((finding) => `${finding.file}: ${finding.message}`);
 }
 
 /** Starts `haptic sandbox serve` on a private socket for one run; as root, it runs as 65534. */
@@ -140,17 +130,14 @@ async function withLocalSandbox<T>(use: (socket: string) => Promise<T>): Promise
 
 /** Runs the check and returns the exit code. */
 async function runConfigCheck(target: string, flags: CheckFlags): Promise<number> {
-  const { config, files, renamed } = await readConfiguration(target);
-  const refused = await lintLines(config, files);
+  const { files, renamed } = await readConfiguration(target);
+  const refused = await lintLines(files);
   if (refused.length > 0) {
     process.stdout.write(`${target} is refused by the allow-list lint (HAProxy did not run):\n`);
     process.stdout.write(`${refused.map((line) => `  ${line}`).join('\n')}\n`);
     return 1;
   }
-  const [{ checkHAProxyConfig }, { reduceHaproxyMessage }] = await Promise.all([
-    import('../agent/config-check.ts'),
-    import('../validation/haproxy-message.ts'),
-  ]);
+  const { checkHAProxyConfig } = await import('../agent/config-check.ts');
   const check = (socket: string) => checkHAProxyConfig(files, { socket });
   const outcome = await (flags.checkSocket === undefined
     ? withLocalSandbox(check)
@@ -164,7 +151,8 @@ async function runConfigCheck(target: string, flags: CheckFlags): Promise<number
     process.stderr.write(`haptic config check: ${outcome.message}\n`);
     return 2;
   }
-  const message = reduceHaproxyMessage(outcome.message, { config });
+  // checkHAProxyConfig reduced HAProxy's output: file, line, keyword and reason only.
+  const { message } = outcome;
   process.stdout.write(`${target} is rejected by haproxy -c${checked}:\n`);
   process.stdout.write(
     `${message

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkFailureCulprits } from './check-failure-culprits.ts';
+import { reduceHaproxyMessage } from '../validation/haproxy-message.ts';
 import { checkFailureLocations } from './check-failure-locations.ts';
 import type { ClusterSnapshot, EndpointSliceView, SecretView } from './cluster-snapshot.ts';
 import { buildRoutingModel } from './routing-model.ts';
@@ -190,8 +191,11 @@ function linesWith(text: string | undefined, needle: string): number[] {
   return (text ?? '').split('\n').flatMap((line, i) => (line.includes(needle) ? [i + 1] : []));
 }
 
+/** HAProxy's alerts as the check hands them on: reduced, then located. */
 function culprits(alerts: readonly string[], state: ReturnType<typeof rendered> = rendered()) {
-  return checkFailureCulprits({ ...state, locations: checkFailureLocations(alerts.join('\n')) });
+  const config = state.files.get('haproxy.cfg') ?? '';
+  const message = reduceHaproxyMessage(alerts.join('\n'), { config });
+  return checkFailureCulprits({ ...state, locations: checkFailureLocations(message) });
 }
 
 const excludedNames = (verdict: ReturnType<typeof culprits>) =>
@@ -215,7 +219,7 @@ describe('checkFailureCulprits', () => {
     const verdict = culprits([crtListAlert('team/blog-tls')], state);
     expect(excludedNames(verdict)).toEqual(['team/blog spec.tls[0].secretName']);
     expect(verdict.blame === 'ingresses' && verdict.excluded[0]?.message).toBe(
-      `Ingress team/blog is not served: haproxy -c rejects the line of ssl/certificates.list made from its TLS Secret team/blog-tls (spec.tls[0].secretName): unable to load SSL certificate into SSL Context '${certificateOf('team/blog-tls')}'. To be served again, give the Secret a certificate and key HAProxy can load; the other Ingresses are served without it.`,
+      `Ingress team/blog is not served: haproxy -c rejects the line of ssl/certificates.list made from its TLS Secret team/blog-tls (spec.tls[0].secretName): cannot load a certificate, key or crt-list it names. To be served again, give the Secret a certificate and key HAProxy can load; the other Ingresses are served without it.`,
     );
   });
 

@@ -245,11 +245,7 @@ export function checkFailureCulprits(input: CulpritInput): CulpritVerdict {
   for (const { location, file, text, line } of lines) {
     const where = `${location.file}:${location.line}`;
     const found = occurrences(line, index);
-    // A certificate HAProxy names in the alert, though the line only lists it.
-    const named = location.quoted.flatMap((quoted) =>
-      (index.get(quoted) ?? []).filter((origin) => origin.kind === 'certificate'),
-    );
-    const origins = blamed([...found, { start: 0, end: 0, origins: named }]);
+    const origins = blamed(found);
     if (origins.length === 0) {
       return { blame: 'template', reason: `${where} carries no value of an Ingress.` };
     }

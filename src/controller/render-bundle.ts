@@ -4,7 +4,7 @@
  * The same snapshot and templates give byte-identical files and the same digest.
  */
 import { createHash } from 'node:crypto';
-import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
+import { describeFindings, inspectConfigFiles } from '../validation/haproxy-files-lint.ts';
 import type { BundleFile } from './agent-client.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import { type ModelResult, buildRoutingModel } from './routing-model.ts';
@@ -82,14 +82,13 @@ export function assembleBundle(
     }
     byPath.set(file.path, file.content);
   }
-  const config = byPath.get('haproxy.cfg') ?? '';
-  const { findings } = inspectHaproxyConfig(config);
+  const { findings } = inspectConfigFiles((path) => byPath.get(path));
   if (findings.length > 0) {
     return {
       ok: false,
       stage: 'lint',
       field: 'spec.haproxyConfig.template',
-      message: `The rendered haproxy.cfg is refused: ${findings.map((finding) => finding.message).join(' ')}`,
+      message: `The rendered configuration is refused: ${describeFindings(findings)}`,
       model,
     };
   }

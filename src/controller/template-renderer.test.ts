@@ -85,7 +85,7 @@ describe('the render process', () => {
     ],
     [
       'one filter computing past the time limit, where Liquid never checks its clock',
-      '{{ (1..3000000) | join: "," | split: "," | sort | join: "," | size }}',
+      '{{ (1..1500000) | join: "," | split: "," | sort_natural | join: "," | size }}',
       /did not finish within 1500 ms \(the render time limit\) and was stopped/,
     ],
     [
@@ -147,7 +147,9 @@ describe('the render process', () => {
   });
 
   it('stops at what is left of a deadline, and starts nothing after it passed', async () => {
-    const hostile = config('{{ (1..3000000) | join: "," | split: "," | sort | join: "," | size }}');
+    const hostile = config(
+      '{{ (1..1500000) | join: "," | split: "," | sort_natural | join: "," | size }}',
+    );
     const started = performance.now();
     const late = await renderer.render({
       key: undefined,

@@ -206,3 +206,39 @@ export function reduceHaproxyMessage(output: string, options: ReduceOptions): st
   if (kept.length === 0 && alerts > 0) kept.push(`[ALERT] ${fileName}: ${genericFile}`);
   return [...new Set(kept)].join('\n');
 }
+
+/** One line of a reduced message. */
+export interface ReducedAlert {
+  readonly severity: 'ALERT' | 'WARNING';
+  /** The file the line is in (haproxy.cfg, or a file of the configuration's directory). */
+  readonly file: string;
+  /** Undefined when HAProxy named no line. */
+  readonly line?: number;
+  /** The keyword of that line as messages show it (`bind`, `http-request return`). */
+  readonly keyword?: string;
+  readonly reason: string;
+  /** The line of a file the located line loads (a crt-list or map line), when HAProxy named it. */
+  readonly inner?: { readonly file: string; readonly line: number };
+}
+
+/** Reads the lines of a message reduceHaproxyMessage wrote; other lines are skipped. */
+export function readReducedMessage(message: string): ReducedAlert[] {
+  const alerts: ReducedAlert[] = [];
+  for (const text of message.split('\n')) {
+    const match = reduced.exec(text.trimEnd());
+    if (match === null) continue;
+    const [, level, file = '', line, keyword, reason = '', innerFile] = match;
+    const innerLine = innerFile === undefined ? undefined : /:(\d+)\)$/.exec(text)?.[1];
+    alerts.push({
+      severity: level === 'WARNING' ? 'WARNING' : 'ALERT',
+      file,
+      reason,
+      ...(line === undefined ? {} : { line: Number(line) }),
+      ...(keyword === undefined ? {} : { keyword }),
+      ...(innerFile === undefined || innerLine === undefined
+        ? {}
+        : { inner: { file: innerFile, line: Number(innerLine) } }),
+    });
+  }
+  return alerts;
+}

@@ -12,6 +12,7 @@ import { freePort } from '../../../dev/lib/free-port.ts';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
 import { type SupervisedProcess, startSupervised } from '../../../dev/lib/supervised-process.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
+import { sitePorts } from './site.ts';
 import { getLocal } from '../../../src/agent/local-client.ts';
 import { MasterSocket } from '../../../src/agent/master-socket.ts';
 import type { AgentEndpoint } from '../../../src/controller/agent-client.ts';
@@ -48,7 +49,7 @@ export class Replica {
     name: string,
     address: string,
     dir: string,
-    ports: readonly number[],
+    agentPort: number,
     options: ReplicaOptions,
   ) {
     this.name = name;
@@ -60,10 +61,9 @@ export class Replica {
     this.localSocket = join(dir, 'agent-run', 'agent.sock');
     this.stateFile = join(dir, 'agent-state', 'state.json');
     this.agentLog = join(dir, 'agent.log');
-    const [agentPort = 0, httpPort = 0, httpsPort = 0] = ports;
     this.agentPort = agentPort;
-    this.httpPort = httpPort;
-    this.httpsPort = httpsPort;
+    this.httpPort = sitePorts.http;
+    this.httpsPort = sitePorts.https;
     this.#options = options;
   }
 
@@ -76,8 +76,7 @@ export class Replica {
     const dir = join(root, name);
     for (const sub of ['haproxy-run', 'agent-run', 'agent-state'])
       mkdirSync(join(dir, sub), { recursive: true });
-    const ports = [await freePort(), await freePort(), await freePort()];
-    return new Replica(name, address, dir, ports, options);
+    return new Replica(name, address, dir, await freePort(), options);
   }
 
   endpoint(): AgentEndpoint {
@@ -155,9 +154,7 @@ export class Replica {
       logFile: join(this.dir, 'haproxy.log'),
       env: {
         ...process.env,
-        HAPTIC_TEST_ADDRESS: this.address,
-        HAPTIC_TEST_HTTP_PORT: String(this.httpPort),
-        HAPTIC_TEST_HTTPS_PORT: String(this.httpsPort),
+        HAPTIC_LISTEN_ADDRESS: this.address,
       },
     });
     const master = new MasterSocket(this.masterSocket, 1_000);

@@ -1,7 +1,8 @@
 /**
  * The configuration the tests deliver: HTTP and HTTPS frontends routing through a map to a
  * backend that answers with a marker. The same files go to every replica (as the controller
- * sends them); each HAProxy binds its own address from its environment.
+ * sends them); each HAProxy binds its own address (HAPTIC_LISTEN_ADDRESS, the one variable the
+ * lint allows) on the fixed ports below.
  */
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -11,9 +12,12 @@ import type { Replica } from './replica.ts';
 import { caPem, leaf } from './test-pki.ts';
 
 export const siteName = 'site.test';
+/** Ports every replica binds on its own address. */
+export const sitePorts = { http: 8080, https: 8443 } as const;
 
 export function siteConfig(marker: string, extra = ''): string {
   return `global
+  default-path config
   log stderr format raw local0
 
 defaults
@@ -23,8 +27,8 @@ defaults
   timeout server 10s
 
 frontend site
-  bind "\${HAPTIC_TEST_ADDRESS}:\${HAPTIC_TEST_HTTP_PORT}"
-  bind "\${HAPTIC_TEST_ADDRESS}:\${HAPTIC_TEST_HTTPS_PORT}" ssl crt ssl/site.pem
+  bind "\${HAPTIC_LISTEN_ADDRESS}:${sitePorts.http}"
+  bind "\${HAPTIC_LISTEN_ADDRESS}:${sitePorts.https}" ssl crt ssl/site.pem
   use_backend %[req.hdr(host),field(1,:),lower,map(maps/hosts.map,be_default)]
 
 backend be_site

@@ -1,0 +1,43 @@
+/**
+ * The lint of a whole set of configuration files, as controller, agent and `haptic config
+ * check` hand them to HAProxy: haproxy.cfg (haproxy-config-lint.ts) and every crt-list its
+ * `bind` lines load (haproxy-crt-list-lint.ts), since a crt-list line names certificate files
+ * HAProxy opens too. Pure.
+ */
+import { inspectHaproxyConfig } from './haproxy-config-lint.ts';
+import { inspectCrtList } from './haproxy-crt-list-lint.ts';
+import type { LintFinding } from './haproxy-lint-finding.ts';
+
+export const configFileName = 'haproxy.cfg';
+
+export interface FileLintFinding extends LintFinding {
+  /** The file the finding is in, relative to the configuration's directory. */
+  readonly file: string;
+}
+
+export interface FilesInspection {
+  /** Refused lines of haproxy.cfg, then of each crt-list; empty when HAProxy may load them. */
+  readonly findings: readonly FileLintFinding[];
+  /** Backends haproxy.cfg declares, for verification after a reload. */
+  readonly backends: readonly string[];
+}
+
+/** Lints haproxy.cfg and its crt-lists; `text(path)` gives a file's content, or undefined. */
+export function inspectConfigFiles(text: (path: string) => string | undefined): FilesInspection {
+  const inspection = inspectHaproxyConfig(text(configFileName) ?? '');
+  const findings: FileLintFinding[] = inspection.findings.map((finding) => ({
+    ...finding,
+    file: configFileName,
+  }));
+  for (const path of new Set(inspection.crtLists)) {
+    const content = text(path);
+    if (content === undefined) continue; // HAProxy itself reports a crt-list that is missing.
+    for (const finding of inspectCrtList(content)) findings.push({ ...finding, file: path });
+  }
+  return { findings, backends: inspection.backends };
+}
+
+/** The findings as one sentence list, each naming its file: `haproxy.cfg: line 3: …`. */
+export function describeFindings(findings: readonly FileLintFinding[]): string {
+  return findings.map((finding) => `${finding.file}: ${finding.message}`).join(' ');
+}
