@@ -34,7 +34,7 @@ import {
   renderKubeProxyConfig,
   type NodeLayout,
 } from './node-config.ts';
-import { holdNodeHost, nodeCgroup, type NodeHost } from './node-host.ts';
+import { cleanNodeHost, holdNodeHost, nodeCgroup, type NodeHost } from './node-host.ts';
 import { buildNodeImages, busyboxImage, importImage, pauseImage } from './node-images.ts';
 import { apiServerPort, nodeAddress, nodeName } from './node-network.ts';
 import { generateNodePki, type NodePki } from './node-pki.ts';
@@ -132,7 +132,9 @@ class Watch {
     for (;;) {
       if (this.#failure !== undefined) throw new Error(`The node failed: ${this.#failure}`);
       if (await check().catch(() => false)) return;
-      if (Date.now() > deadline) throw new Error(`The node did not start: ${what}`);
+      if (Date.now() > deadline) {
+        throw new Error(`The node did not start: ${what} in time (logs: ${this.#logs})`);
+      }
       await sleep(200);
     }
   }
@@ -231,6 +233,12 @@ export async function startNode(options: NodeOptions): Promise<RealNode> {
   const host: NodeHost = await holdNodeHost(join(layout.logs, 'node-host.log'), ownerPid);
   const watch = new Watch(layout.logs);
   watch.add(host.holder);
+  const stop = async (): Promise<void> => {
+    await watch.stop();
+    // A holder that did not finish its own clean-up (killed, or dead before the stop) leaves
+    // the sweep to be done here.
+    if ((await host.holder.exited) !== 0) cleanNodeHost();
+  };
   const start = (component: Component): SupervisedProcess =>
     watch.add(
       host.start({
@@ -284,7 +292,7 @@ export async function startNode(options: NodeOptions): Promise<RealNode> {
           undefined,
     );
   } catch (error) {
-    await watch.stop();
+    await stop();
     throw error;
   }
   return {
@@ -299,6 +307,6 @@ export async function startNode(options: NodeOptions): Promise<RealNode> {
     failure: () => watch.failure(),
     guard: (work) => watch.guard(work),
     importImage: (archive) => watch.guard(importImage(layout.containerdSocket, archive)),
-    stop: () => watch.stop(),
+    stop,
   };
 }
