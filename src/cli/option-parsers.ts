@@ -16,3 +16,10 @@ export function seconds(value: string): number {
   }
   return Number(value) * 1000;
 }
+
+/** `true` or `false`, spelled so (`--flag=false` in a chart's args). */
+export function trueOrFalse(value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InvalidArgumentError(`must be true or false, not "${value}".`);
+}

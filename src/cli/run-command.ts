@@ -10,7 +10,7 @@ import type { AgentEndpoint } from '../controller/agent-client.ts';
 import { parseAgentEndpoints } from '../controller/agent-endpoints.ts';
 import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
-import { listenAddress, seconds } from './option-parsers.ts';
+import { listenAddress, seconds, trueOrFalse } from './option-parsers.ts';
 
 interface RunFlags extends IdentityFlags {
   readonly namespace: string;
@@ -34,6 +34,7 @@ interface RunFlags extends IdentityFlags {
   readonly tlsPollInterval: number;
   readonly kubeconfig?: string;
   readonly checkSocket: string;
+  readonly fqdnEndpoints: boolean;
   readonly logLevel: string;
 }
 
@@ -132,6 +133,7 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
       leaseDurationMs: flags.leaseDuration,
       tlsPollIntervalMs: flags.tlsPollInterval,
       checkSocket: flags.checkSocket,
+      fqdnEndpoints: flags.fqdnEndpoints,
     },
     {
       logLevel: flags.logLevel,
@@ -248,6 +250,14 @@ export function registerRunCommand(program: Command): void {
       '--check-socket <path>',
       'Unix socket of the check sandbox (haptic sandbox serve) that runs every haproxy -c',
       defaultCheckSocket,
+    )
+    .addOption(
+      new Option(
+        '--fqdn-endpoints <true|false>',
+        'serve endpoints of FQDN EndpointSlices (resolved here; loopback, link-local, unspecified and multicast addresses refused); false: leave every FQDN endpoint out with an Event',
+      )
+        .argParser(trueOrFalse)
+        .default(true, 'true'),
     )
     .addOption(
       new Option('--log-level <level>', 'log level')

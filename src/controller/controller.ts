@@ -53,6 +53,12 @@ export interface ControllerOptions {
   readonly tlsPollIntervalMs?: number;
   /** Unix socket of the check sandbox (`--check-socket`): every `haproxy -c` runs there. */
   readonly checkSocket: string;
+  /**
+   * Serve endpoints of FQDN EndpointSlices (`--fqdn-endpoints`); false leaves every one out
+   * with an Event.
+   * @default true
+   */
+  readonly fqdnEndpoints?: boolean;
 }
 
 export interface RunningController {
@@ -82,6 +88,7 @@ export async function startController(
       namespace: options.namespace,
       templateConfigName: options.templateConfig,
       ingressClass: options.ingressClass,
+      fqdnEndpoints: options.fqdnEndpoints ?? true,
       onChange: () => {
         late.reconciler?.trigger();
       },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { trueOrFalse } from '../../../src/cli/option-parsers.ts';
 import { loadEmbeddedChart, releaseIdentities } from '../../../src/webhook/index.ts';
 import { chartModeNames, chartModes, findObject, renderMode } from './chart-fixtures.ts';
 
@@ -8,9 +9,11 @@ interface Container {
 }
 
 /** The `--flag=value` arguments of the controller container, as a map. */
-async function controllerArgs(mode: (typeof chartModeNames)[number]): Promise<Map<string, string>> {
+async function controllerArgs(
+  values: Readonly<Record<string, unknown>>,
+): Promise<Map<string, string>> {
   const deployment = findObject(
-    await renderMode('helm', chartModes[mode]),
+    await renderMode('helm', values),
     'Deployment',
     'haptic-controller',
   ).body;
@@ -27,7 +30,7 @@ describe("the controller's webhook guards exactly the release's identities", () 
   const chart = loadEmbeddedChart();
 
   it.each(chartModeNames)('in %s mode the chart passes what the values give', async (mode) => {
-    const args = await controllerArgs(mode);
+    const args = await controllerArgs(chartModes[mode]);
     expect(args.get('release')).toBe('haptic');
     const derived = releaseIdentities('haptic', 'haptic', chart, [chartModes[mode]]);
     if (derived === undefined) {
@@ -44,5 +47,16 @@ describe("the controller's webhook guards exactly the release's identities", () 
       clientName: args.get('client-name') ?? '',
     });
     expect(passed).toEqual(derived);
+  });
+});
+
+describe("the controller's --fqdn-endpoints follows controller.fqdnEndpoints", () => {
+  it.each([
+    ['by default', {}, true],
+    ['when set to false', { controller: { fqdnEndpoints: false } }, false],
+    ['when set to true', { controller: { fqdnEndpoints: true } }, true],
+  ])('%s haptic run reads what the value says', async (_, values, expected) => {
+    const args = await controllerArgs(values);
+    expect(trueOrFalse(args.get('fqdn-endpoints') ?? '')).toBe(expected);
   });
 });
