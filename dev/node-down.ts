@@ -2,17 +2,14 @@
 // removes what the node created on the machine); with no keeper left, removes whatever a
 // killed node left behind.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { nodeDir } from './lib/node/node-dir.ts';
-import { cleanNodeHost, nodeRunning } from './lib/node/node-host.ts';
+import { cleanNodeHost, keeperPidFile as pidFile, nodeRunning } from './lib/node/node-host.ts';
 
-const pidFile = join(nodeDir, 'keeper.pid');
 const keeper = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : undefined;
+/** Alive and still the keeper (a PID in a stale file may belong to anything by now). */
 const alive = (pid: number): boolean => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').includes('node-keeper.ts');
   } catch {
     return false;
   }

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { nodeDir } from './lib/node/node-dir.ts';
 import { nodeRunning } from './lib/node/node-host.ts';
 
+const nodeDir = process.env.HAPTIC_NODE_DIR ?? '/var/lib/haptic-node';
 if (nodeRunning()) {
   process.stderr.write('A node is already running on this machine (make node-down stops it).\n');
   process.exit(1);

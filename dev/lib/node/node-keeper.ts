@@ -5,6 +5,7 @@
 // Usage: node dev/lib/node/node-keeper.ts <dir>
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { keeperPidFile } from './node-host.ts';
 import { startNode } from './start-node.ts';
 
 const [dir] = process.argv.slice(2);
@@ -23,7 +24,7 @@ try {
   process.exit(1);
 }
 const running = node;
-writeFileSync(join(dir, 'keeper.pid'), `${String(process.pid)}\n`);
+writeFileSync(keeperPidFile, `${String(process.pid)}\n`);
 log(`node ready in ${String(running.timings.nodeReady)} ms`);
 process.stdout.write(
   `ready ${JSON.stringify({ kubeconfig: running.kubeconfigPath, server: running.server, timings: running.timings })}\n`,
