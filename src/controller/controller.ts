@@ -147,6 +147,7 @@ export async function startController(
       check: { socket: options.checkSocket },
     };
     const pipeline = new ConfigPipeline({ ...pipelineOptions, metrics });
+    closers.push(() => pipeline.close());
     const delivery = new AgentDelivery({ client, discovery, metrics, logger });
     late.delivery = delivery;
     const reporter = new StatusReporter({ ...kube, instance: options.identity, logger });
@@ -195,6 +196,8 @@ export async function startController(
 
     let webhookPort: number | undefined;
     if (options.webhook !== undefined) {
+      const reviews = new ConfigPipeline(pipelineOptions);
+      closers.push(() => reviews.close());
       const webhook = await startControllerWebhook({
         ...options.webhook,
         release: options.release,
@@ -202,7 +205,7 @@ export async function startController(
         kubeConfig: options.kubeConfig,
         userAgent: options.userAgent,
         watch,
-        pipeline: new ConfigPipeline(pipelineOptions),
+        pipeline: reviews,
         ingressClass: options.ingressClass,
         templateConfig: options.templateConfig,
         metrics,

@@ -8,11 +8,16 @@
  * denied before anything is rendered (ingress-claims.ts), as is one whose TLS Secret HAProxy
  * would not load; what the model would leave out of an allowed Ingress comes back as
  * admission warnings.
+ *
+ * A review's deadline starts when it arrives, before it waits for a slot: rendering and
+ * checking stop {@link answerMarginMs} before the webhook's own deadline, so a template that
+ * runs too long, or a queue that is too long, is answered with a denial naming the cause
+ * rather than the webhook's bare time-out.
  */
 import { availableParallelism } from 'node:os';
 import { type Finding, type ValidationReport, validationCodes } from '../validation/index.ts';
 import { warning } from '../validation/finding.ts';
-import type { RoutingReviewer } from '../webhook/index.ts';
+import { type RoutingReviewer, defaultDeadlineMs } from '../webhook/index.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
@@ -31,6 +36,14 @@ export interface RoutingReviewerOptions {
   readonly templateConfigName: string;
   /** @default os.availableParallelism() */
   readonly concurrency?: number;
+}
+
+/** Time kept back from the webhook's deadline to send the denial rendering or checking ended in. */
+const answerMarginMs = 500;
+
+/** The `deadlineMs` left to a review that arrived with `deadline` (a `performance.now()`). */
+function timeLeft(deadline: number): { readonly deadlineMs: number } {
+  return { deadlineMs: deadline - performance.now() };
 }
 
 const allowed: ValidationReport = { allowed: true, findings: [] };
@@ -124,9 +137,11 @@ class Slots {
 
 export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingReviewer {
   const slots = new Slots(options.concurrency ?? availableParallelism());
+  const reviewDeadline = (): number => performance.now() + defaultDeadlineMs - answerMarginMs;
   return {
-    reviewIngress: (next, namespace) =>
-      slots.run(async () => {
+    reviewIngress: (next, namespace) => {
+      const deadline = reviewDeadline();
+      return slots.run(async () => {
         const view = readIngress(next, namespace);
         if (typeof view === 'string') {
           return deny(validationCodes.IngressInvalid, 'object', view);
@@ -152,7 +167,12 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
             view,
           ],
         };
-        const outcome = await options.pipeline.run(config, snapshot, new Date());
+        const outcome = await options.pipeline.run(
+          config,
+          snapshot,
+          new Date(),
+          timeLeft(deadline),
+        );
         const excluded = outcome.model?.excluded.find(
           (entry) => entry.namespace === view.namespace && entry.name === view.name,
         );
@@ -173,13 +193,17 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
             ),
           ],
         };
-      }),
-    reviewTemplateConfig: (next, namespace) =>
-      slots.run(async () => {
+      });
+    },
+    reviewTemplateConfig: (next, namespace) => {
+      const deadline = reviewDeadline();
+      return slots.run(async () => {
         const outcome = await options.pipeline.run(next, options.watch.snapshot(), new Date(), {
           proposed: true,
+          ...timeLeft(deadline),
         });
         return verdict(outcome, `HAProxyTemplateConfig in ${namespace}`);
-      }),
+      });
+    },
   };
 }
