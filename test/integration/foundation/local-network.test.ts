@@ -165,33 +165,30 @@ describe('the egress guard of the test run', () => {
     spawnSync('iptables', ['-w', '-S'], { encoding: 'utf8' }).stdout +
     spawnSync('ip6tables', ['-w', '-S'], { encoding: 'utf8' }).stdout;
 
+  /** Runs a command under a guard of its own (the suite may run under another one). */
+  const guarded = async (script: string) => {
+    const run = execa(process.execPath, [guard, '--', 'bash', '-c', script], { reject: false });
+    const chain = `HAPTIC-EGRESS-${String(run.pid)}`;
+    const result = await run;
+    return { exitCode: result.exitCode, stderr: result.stderr, chain };
+  };
+
   it('passes a run that stays on loopback and leaves no rule behind', async () => {
-    const result = await execa(
-      process.execPath,
-      [guard, '--', 'bash', '-c', 'echo x > /dev/udp/127.0.0.1/9'],
-      { reject: false },
-    );
+    const result = await guarded('echo x > /dev/udp/127.0.0.1/9');
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain('no packet left this machine');
-    expect(chains()).not.toContain('HAPTIC-EGRESS');
+    expect(chains()).not.toContain(result.chain);
   });
 
   it('fails a run that sent a packet elsewhere, naming the destination', async () => {
-    const result = await execa(
-      process.execPath,
-      [guard, '--', 'bash', '-c', `echo x > /dev/udp/${target}/9`],
-      { reject: false },
-    );
+    const result = await guarded(`echo x > /dev/udp/${target}/9`);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/egress guard: 1 packet\(s\) left this machine/);
     expect(result.stderr).toContain(target);
-    expect(chains()).not.toContain('HAPTIC-EGRESS');
+    expect(chains()).not.toContain(result.chain);
   });
 
   it("keeps the command's own failure code", async () => {
-    const result = await execa(process.execPath, [guard, '--', 'bash', '-c', 'exit 3'], {
-      reject: false,
-    });
-    expect(result.exitCode).toBe(3);
+    expect((await guarded('exit 3')).exitCode).toBe(3);
   });
 });
