@@ -19,7 +19,8 @@ function openssl(args: readonly string[]): void {
   execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-function issue(
+/** Issues `<dir>/<name>.crt` and `.key` (ECDSA P-256, 30 days) from `ca` with openssl. */
+export function issue(
   dir: string,
   name: string,
   subject: string,

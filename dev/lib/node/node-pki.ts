@@ -6,11 +6,9 @@
  * server's client certificate towards kubelet (logs, exec), and one client certificate per
  * component (the identities Kubernetes' bootstrap RBAC policy already names).
  */
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateClusterPki, type ClusterPki } from '../cluster-pki.ts';
+import { generateClusterPki, issue, type ClusterPki } from '../cluster-pki.ts';
 import { renderKubeconfig } from '../kubeconfig.ts';
 import { apiServiceAddress, nodeAddress, nodeName } from './node-network.ts';
 
@@ -44,37 +42,6 @@ const identities: Readonly<Record<Exclude<NodeComponent, 'admin'>, string>> = {
   'kube-scheduler': '/CN=system:kube-scheduler',
   'kube-proxy': '/CN=system:kube-proxy',
 };
-
-function issue(
-  dir: string,
-  name: string,
-  subject: string,
-  extensions: string,
-  ca: KeyPair,
-): KeyPair {
-  const file = (suffix: string): string => join(dir, `${name}.${suffix}`);
-  writeFileSync(file('ext'), extensions);
-  const openssl = (args: readonly string[]): void => {
-    execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  };
-  openssl(
-    ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'].concat([
-      '-keyout',
-      file('key'),
-      '-out',
-      file('csr'),
-      '-subj',
-      subject,
-    ]),
-  );
-  openssl(
-    ['x509', '-req', '-in', file('csr'), '-CA', ca.cert, '-CAkey', ca.key, '-days', '30'].concat(
-      ['-set_serial', `0x${randomBytes(16).toString('hex')}`, '-extfile', file('ext')],
-      ['-out', file('crt')],
-    ),
-  );
-  return { cert: file('crt'), key: file('key') };
-}
 
 /** Generates everything into `dir/pki` and the kubeconfigs into `dir` (`<component>.kubeconfig`). */
 export function generateNodePki(dir: string, server: string): NodePki {
