@@ -1,7 +1,7 @@
 /**
  * The controller's view of the cluster: @kubernetes/client-node informers (list, then watch,
- * relist on expiry) for Ingresses, IngressClasses, Services, EndpointSlices, TLS Secrets and
- * the HAProxyTemplateConfig. Every event calls `onChange`; `snapshot()` reads the caches.
+ * relist on expiry) for Ingresses, IngressClasses, Services, EndpointSlices, TLS Secrets (but
+ * no CA's: watched-secrets.ts) and the HAProxyTemplateConfig. Every event calls `onChange`; `snapshot()` reads the caches.
  * Lists go through counted API clients with haptic's User-Agent.
  */
 import {
@@ -32,6 +32,7 @@ import {
   templateConfigPlural,
   templateConfigVersion,
 } from './template-config.ts';
+import { watchedSecretSelectors } from './watched-secrets.ts';
 
 export type WatchedKind =
   'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'HAProxyTemplateConfig';
@@ -56,7 +57,13 @@ export interface ClusterWatchOptions {
 
 const defaultClassAnnotation = 'ingressclass.kubernetes.io/is-default-class';
 
-type List<T extends KubernetesObject> = () => Promise<KubernetesListObject<T>>;
+interface Selectors {
+  readonly fieldSelector?: string;
+  readonly labelSelector?: string;
+}
+
+/** Lists with the selectors the watch uses too. */
+type List<T extends KubernetesObject> = (selectors: Selectors) => Promise<KubernetesListObject<T>>;
 
 export class ClusterWatch {
   readonly #options: ClusterWatchOptions;
@@ -87,8 +94,7 @@ export class ClusterWatch {
     const networking = makeApiClient(kc, NetworkingV1Api, client);
     const discovery = makeApiClient(kc, DiscoveryV1Api, client);
     const custom = makeApiClient(kc, CustomObjectsApi, client);
-    const tlsSecrets = 'type=kubernetes.io/tls';
-    const configField = `metadata.name=${options.templateConfigName}`;
+    const configSelectors = { fieldSelector: `metadata.name=${options.templateConfigName}` };
     this.#ingresses = this.#watch('Ingress', '/apis/networking.k8s.io/v1/ingresses', () =>
       networking.listIngressForAllNamespaces(),
     );
@@ -104,21 +110,21 @@ export class ClusterWatch {
     this.#secrets = this.#watch(
       'Secret',
       '/api/v1/secrets',
-      () => core.listSecretForAllNamespaces({ fieldSelector: tlsSecrets }),
-      tlsSecrets,
+      (selectors) => core.listSecretForAllNamespaces(selectors),
+      watchedSecretSelectors,
     );
     this.#configs = this.#watch(
       'HAProxyTemplateConfig',
       `/apis/${templateConfigGroup}/${templateConfigVersion}/namespaces/${options.namespace}/${templateConfigPlural}`,
-      async () =>
+      async (selectors) =>
         (await custom.listNamespacedCustomObject({
           group: templateConfigGroup,
           version: templateConfigVersion,
           namespace: options.namespace,
           plural: templateConfigPlural,
-          fieldSelector: configField,
+          ...selectors,
         })) as KubernetesListObject<KubernetesObject>,
-      configField,
+      configSelectors,
     );
   }
 
@@ -126,15 +132,15 @@ export class ClusterWatch {
     kind: WatchedKind,
     path: string,
     list: List<T>,
-    fieldSelector?: string,
+    selectors: Selectors = {},
   ): ListWatch<T> {
     const informer = new ListWatch<T>(
       path,
       new Watch(this.#options.kubeConfig),
-      list,
+      () => list(selectors),
       false,
-      undefined,
-      fieldSelector,
+      selectors.labelSelector,
+      selectors.fieldSelector,
     );
     const changed = (): void => {
       if (this.#synced) this.#options.onChange(kind);
