@@ -3,8 +3,9 @@
  * `haptic config check` (a separate process that starts its own check sandbox): every one is
  * refused with its keyword and line, no Lua payload ran (it would create a marker file), and
  * no secret reaches the output. The payload and a secret file outside the configuration's
- * directory are real; a control run of plain `haproxy -c` shows the payload does create the
- * marker when HAProxy loads it, so its absence means something.
+ * directory are real; a control run of plain `haproxy -c` (as the sandbox's user) shows each Lua
+ * payload does create its marker when HAProxy loads it, so its absence means something. The
+ * attacks are shared with the other doors' tests (test/support/config-attacks.ts).
  */
 import {
   chmodSync,
@@ -17,11 +18,22 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
-import { inspectHaproxyConfig } from '../../../src/validation/haproxy-config-lint.ts';
+import { plainHaproxyCheck } from '../../support/plain-haproxy-check.ts';
+import { inspectConfigFiles } from '../../../src/validation/haproxy-files-lint.ts';
+import {
+  type ConfigAttack,
+  attackSecret,
+  configAttacks,
+  corpusConfig,
+  luaMarkerScript,
+  outsideFiles,
+  refusalText,
+  slug,
+} from '../../support/config-attacks.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'haptic-corpus-'));
 afterAll(() => {
@@ -32,160 +44,26 @@ const markers = join(root, 'markers');
 mkdirSync(markers);
 chmodSync(root, 0o755);
 chmodSync(markers, 0o777);
-const secret = 'TOPSECRET-8c1f hunter2';
 const outside = join(root, 'outside');
 mkdirSync(outside);
-writeFileSync(join(outside, 'secret.txt'), `${secret}\n`);
-
-const globalLines = ['global', '  default-path config', '  log stderr format raw local0'];
-const proxyLines = [
-  'defaults',
-  '  mode http',
-  '  timeout connect 1s',
-  '  timeout client 1s',
-  '  timeout server 1s',
-  'frontend fe',
-  '  bind 127.0.0.1:18443',
-  '  default_backend be',
-  'backend be',
-  '  server s1 127.0.0.1:1',
-];
-
-interface Case {
-  readonly name: string;
-  /** Lines added at the end of the global section or of the frontend. */
-  readonly global?: readonly string[];
-  readonly frontend?: readonly string[];
-  /** The directive the refusal names, and the line it is on. */
-  readonly directive: string;
-  readonly line: number;
+for (const [name, content] of Object.entries(outsideFiles())) {
+  writeFileSync(join(outside, name), content);
 }
+const attacks = configAttacks(outside);
 
-/** A file name for a case. */
-const slug = (name: string): string => name.replace(/[^a-z0-9]+/gi, '-');
-
-/** A configuration directory with the case's lines and a Lua payload in files/x.lua. */
-function configDir(name: string, global: readonly string[], frontend: readonly string[]): string {
+/** A configuration directory with the attack's lines and files, and a Lua payload in files/x.lua. */
+function configDir(name: string, attack: Pick<ConfigAttack, 'global' | 'frontend' | 'files'>) {
   const dir = join(root, slug(name));
   mkdirSync(join(dir, 'files'), { recursive: true });
-  writeFileSync(
-    join(dir, 'files/x.lua'),
-    `local f = io.open(${JSON.stringify(join(markers, slug(name)))}, "w")\nif f then f:close() end\n`,
-  );
-  const lines = [
-    ...globalLines,
-    ...global,
-    ...proxyLines.slice(0, 7),
-    ...frontend,
-    ...proxyLines.slice(7),
-  ];
-  writeFileSync(join(dir, 'haproxy.cfg'), `${lines.join('\n')}\n`);
-  return dir;
+  writeFileSync(join(dir, 'files/x.lua'), luaMarkerScript(join(markers, slug(name))));
+  for (const [path, content] of Object.entries(attack.files ?? {})) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  const { config, firstAddedLine } = corpusConfig(attack);
+  writeFileSync(join(dir, 'haproxy.cfg'), config);
+  return { dir, config, firstAddedLine };
 }
-
-const atGlobal = globalLines.length + 1;
-const atFrontend = globalLines.length + 7 + 1;
-
-const cases: readonly Case[] = [
-  {
-    name: '§1 VT before lua-load',
-    global: ['\vlua-load files/x.lua'],
-    directive: 'lua-load',
-    line: atGlobal,
-  },
-  {
-    name: '§1 FF before lua-load',
-    global: ['\flua-load files/x.lua'],
-    directive: 'lua-load',
-    line: atGlobal,
-  },
-  {
-    name: '§2 no lua-load',
-    global: ['  no lua-load files/x.lua'],
-    directive: 'no lua-load',
-    line: atGlobal,
-  },
-  {
-    name: '§2 no lua-load-per-thread',
-    global: ['  no lua-load-per-thread files/x.lua'],
-    directive: 'no lua-load-per-thread',
-    line: atGlobal,
-  },
-  {
-    name: '§4 acl -f reading /etc/passwd',
-    frontend: ['  acl x src -f /etc/passwd'],
-    directive: '-f /etc/passwd',
-    line: atFrontend,
-  },
-  {
-    name: '§4 acl -f reading a secret outside',
-    frontend: [`  acl x src -f ${outside}/secret.txt`],
-    directive: `-f ${outside}/secret.txt`,
-    line: atFrontend,
-  },
-  {
-    name: '§5 return file',
-    frontend: [
-      `  http-request return status 200 content-type text/plain file ${outside}/secret.txt`,
-    ],
-    directive: `file ${outside}/secret.txt`,
-    line: atFrontend,
-  },
-  {
-    name: '§5 stats socket',
-    global: ['  stats socket ipv4@127.0.0.1:19999 level admin'],
-    directive: 'stats socket',
-    line: atGlobal,
-  },
-  {
-    name: '§5 env() in a response',
-    frontend: ['  http-request return status 200 content-type text/plain lf-string "%[env(PATH)]"'],
-    directive: 'env()',
-    line: atFrontend,
-  },
-  {
-    name: 'an escaped lua-load',
-    global: ['  lua\\x2dload files/x.lua'],
-    directive: 'lua-load',
-    line: atGlobal,
-  },
-  {
-    name: 'lua-load inside a false .if',
-    global: ['.if 0', '  lua-load files/x.lua', '.endif'],
-    directive: 'lua-load',
-    line: atGlobal + 1,
-  },
-  {
-    name: 'a relative path leaving the directory',
-    frontend: ['  acl x src -f ../outside/secret.txt'],
-    directive: '-f ../outside/secret.txt',
-    line: atFrontend,
-  },
-  {
-    name: 'a map converter reading a secret',
-    frontend: [`  http-request set-var(txn.x) src,map_ip(${outside}/secret.txt)`],
-    directive: `map ${outside}/secret.txt`,
-    line: atFrontend,
-  },
-  {
-    name: 'a bind setting with a parenthesis',
-    frontend: [`  bind :8443 ssl crt(x) ${outside}/secret.txt`],
-    directive: 'bind crt(x)',
-    line: atFrontend,
-  },
-  {
-    name: 'a Lua service',
-    frontend: ['  http-request use-service lua.x'],
-    directive: 'http-request use-service lua.x',
-    line: atFrontend,
-  },
-  {
-    name: 'a variable outside the allow-list',
-    frontend: ['  http-request set-header X "${PATH}x"'],
-    directive: '${PATH}',
-    line: atFrontend,
-  },
-];
 
 async function configCheck(target: string) {
   const result = await execa(
@@ -197,31 +75,43 @@ async function configCheck(target: string) {
 }
 
 describe.concurrent('issue 12 attacks through the lint and haptic config check', () => {
-  it('the payload creates its marker when plain haproxy -c loads it (control)', async () => {
-    const dir = configDir('control', ['  lua-load files/x.lua'], []);
-    await execa('haproxy', ['-c', '-C', dir, '-f', join(dir, 'haproxy.cfg')], { reject: false });
-    expect(existsSync(join(markers, 'control'))).toBe(true);
-  });
+  it.each(attacks.filter((attack) => attack.runsLua === true))(
+    '$name: plain haproxy -c runs the payload and creates its marker (control)',
+    async (attack) => {
+      const name = `control ${attack.name}`;
+      const { dir } = configDir(name, attack);
+      await plainHaproxyCheck(dir);
+      expect(existsSync(join(markers, slug(name)))).toBe(true);
+    },
+  );
 
-  it.each(cases)('$name: refused with keyword and line, nothing ran', async (attack) => {
-    const dir = configDir(attack.name, attack.global ?? [], attack.frontend ?? []);
-    const [finding] = inspectHaproxyConfig(readFileSync(join(dir, 'haproxy.cfg'), 'utf8')).findings;
-    expect(finding).toMatchObject({ directive: attack.directive, line: attack.line });
+  it.each(attacks)('$name: refused with keyword and line, nothing ran', async (attack) => {
+    const { dir, config, firstAddedLine } = configDir(attack.name, attack);
+    const [finding] = inspectConfigFiles((path) =>
+      path === 'haproxy.cfg' ? config : attack.files?.[path],
+    ).findings;
+    expect(finding && `${finding.file}: line ${String(finding.line)}: "${finding.directive}"`).toBe(
+      refusalText(attack, firstAddedLine),
+    );
 
     const { exitCode, output } = await configCheck(dir);
     expect(exitCode).toBe(1);
-    expect(output).toContain(`line ${attack.line}: "${attack.directive}"`);
+    expect(output).toContain(refusalText(attack, firstAddedLine));
     expect(output).toContain('HAProxy did not run');
-    expect(output).not.toContain(secret);
+    expect(output).not.toContain(attackSecret);
     expect(existsSync(join(markers, slug(attack.name)))).toBe(false);
   });
 
   it('a pattern file inside the directory passes the lint; HAProxy rejects it and its content stays out of the output', async () => {
-    const dir = configDir('in-dir secret', [], ['  acl x src -f secret.txt']);
-    writeFileSync(join(dir, 'secret.txt'), `${secret}\n`);
+    const { dir, firstAddedLine } = configDir('in-dir secret', {
+      frontend: ['  acl x src -f secret.txt'],
+      files: { 'secret.txt': `${attackSecret}\n` },
+    });
     const { exitCode, output } = await configCheck(dir);
     expect(exitCode).toBe(1);
-    expect(output).toContain(`[ALERT] haproxy.cfg:${atFrontend}: 'acl' has an invalid ACL`);
+    expect(output).toContain(
+      `[ALERT] haproxy.cfg:${String(firstAddedLine)}: 'acl' has an invalid ACL`,
+    );
     expect(output).not.toContain('TOPSECRET');
     expect(output).not.toContain('hunter2');
   });
@@ -244,7 +134,7 @@ describe.concurrent('issue 12 attacks through the lint and haptic config check',
   });
 
   it('accepts the valid configuration with exit 0', async () => {
-    const dir = configDir('valid', [], []);
+    const { dir } = configDir('valid', {});
     expect(await configCheck(dir)).toMatchObject({ exitCode: 0 });
   });
 
