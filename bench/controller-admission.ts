@@ -50,9 +50,10 @@ for (const n of sizes) {
     templateConfig: () => config,
     ourClassIsDefault: () => false,
   };
+  const reviewPipeline = new ConfigPipeline({ ingressClass: 'haptic', check });
   const reviewer = createRoutingReviewer({
     watch,
-    pipeline: new ConfigPipeline({ ingressClass: 'haptic', check }),
+    pipeline: reviewPipeline,
     ingressClass: 'haptic',
     namespace: 'haptic',
     templateConfigName: 'haptic',
@@ -161,6 +162,7 @@ for (const n of sizes) {
   rmSync(dir, { recursive: true, force: true });
   agent.destroy();
   await server.close();
+  await Promise.all([reviewPipeline.close(), pipeline.close()]);
   const sorted = [...times].sort((a, b) => a - b);
   const p90 = sorted[Math.floor(sorted.length * 0.9)] ?? 0;
   process.stdout.write(
