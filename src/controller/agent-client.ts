@@ -4,16 +4,10 @@
  * `AgentConnectionPool` (never plain HTTP); in legacy mode over HTTP with Basic
  * authentication from DATAPLANE_USERNAME / DATAPLANE_PASSWORD.
  */
-import { createHash } from 'node:crypto';
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import {
-  type AgentStateBody,
-  type ApplyRequestBody,
-  type ApplyResponseBody,
-  agentPaths,
-  configFileName,
-} from '../agent/api-types.ts';
+import { type AgentStateBody, type ApplyResponseBody, agentPaths } from '../agent/api-types.ts';
+import { type ApplyFile, type EncodedApply } from '../agent/apply-encoding.ts';
 import type { TlsMaterialSource } from '../tls/material-watcher.ts';
 import { type AgentCallError, answerError, transportError } from './agent-call-error.ts';
 import { AgentConnectionPool } from './agent-connection-pool.ts';
@@ -41,33 +35,8 @@ export type AgentCallResult<T> =
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: AgentCallError };
 
 /** A file for the agents: a path under their base directory and its bytes. */
-export interface BundleFile {
-  readonly path: string;
-  readonly content: Uint8Array;
-}
-
-/** An apply request, encoded once and sent to every agent. */
-export interface EncodedApply {
-  readonly body: Buffer;
-  readonly configDigest: string;
-}
-
-function digest(content: Uint8Array): string {
-  return `sha256:${createHash('sha256').update(content).digest('hex')}`;
-}
-
-/** Encodes the complete set of files for `POST /v1/apply`. */
-export function encodeApply(files: readonly BundleFile[]): EncodedApply {
-  const body: ApplyRequestBody = {
-    files: files.map((file) => ({
-      path: file.path,
-      digest: digest(file.content),
-      content: Buffer.from(file.content).toString('base64'),
-    })),
-  };
-  const config = body.files.find((file) => file.path === configFileName);
-  return { body: Buffer.from(JSON.stringify(body)), configDigest: config?.digest ?? '' };
-}
+export type BundleFile = ApplyFile;
+export { type EncodedApply, encodeApply } from '../agent/apply-encoding.ts';
 
 /** Largest answer read from an agent. */
 const maxAnswerBytes = 4 * 1024 * 1024;

@@ -5,16 +5,12 @@
  * that cannot be reached, answers late or fails is `unavailable`, so nothing remembers it.
  */
 import { request } from 'node:http';
-import type { ApplyRequestBody } from '../agent/api-types.ts';
-import { digestOf } from '../agent/apply-request.ts';
+import { type ApplyFile, encodeApply } from '../agent/apply-encoding.ts';
 import { describeError } from '../errors.ts';
 import { type CheckOutcome, sandboxPaths } from './sandbox-protocol.ts';
 
 /** A file of the set: a path relative to the base directory and its bytes. */
-export interface CheckFile {
-  readonly path: string;
-  readonly content: Uint8Array;
-}
+export type CheckFile = ApplyFile;
 
 export interface SandboxCallOptions {
   /** The sandbox's socket (`--check-socket`). */
@@ -25,17 +21,6 @@ export interface SandboxCallOptions {
 
 /** Largest answer read from the sandbox. */
 const maxAnswerBytes = 1024 * 1024;
-
-function encode(files: readonly CheckFile[]): Buffer {
-  const body: ApplyRequestBody = {
-    files: files.map((file) => ({
-      path: file.path,
-      digest: digestOf(file.content),
-      content: Buffer.from(file.content).toString('base64'),
-    })),
-  };
-  return Buffer.from(JSON.stringify(body));
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -75,7 +60,7 @@ export function requestSandboxCheck(
   options: SandboxCallOptions,
 ): Promise<CheckOutcome> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const body = encode(files);
+  const { body } = encodeApply(files);
   return new Promise((resolve) => {
     let settled = false;
     const settle = (outcome: CheckOutcome | string): void => {
