@@ -1,23 +1,16 @@
 /**
- * The check sandbox (`haptic sandbox serve`) as a local process beside tests and benchmarks,
- * as the chart's `config-check` container runs beside the controller and the agent: its own
- * process with PATH as its only environment, and, when this runner is root, the user 65534
- * (the program drops to it after binding its socket), so it cannot read what root keeps
- * private. Supervised: it dies with the run that started it.
+ * The check sandbox (`haptic sandbox serve`, started by src/sandbox/sandbox-launcher.ts as
+ * `haptic config check` starts it) as a local process beside tests and benchmarks, run from
+ * the sources and supervised: it dies with the run that started it, its output goes to a log.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { probeSandbox } from '../../src/sandbox/check-client.ts';
-import { type SupervisedProcess, startSupervised } from './supervised-process.ts';
+import { launchSandbox } from '../../src/sandbox/sandbox-launcher.ts';
+import { startSupervised } from './supervised-process.ts';
 import { projectRoot } from './tools.ts';
-
-/** The unprivileged user local sandboxes run as when started by root. */
-export const localSandboxUser = { uid: 65534, gid: 65534 } as const;
 
 export interface LocalSandbox {
   readonly socket: string;
-  readonly process: SupervisedProcess;
   readonly logFile: string;
   stop(): Promise<void>;
 }
@@ -31,34 +24,20 @@ export interface LocalSandboxOptions {
 
 export async function startLocalSandbox(options: LocalSandboxOptions): Promise<LocalSandbox> {
   mkdirSync(options.dir, { recursive: true });
-  const socket = join(options.dir, 'check.sock');
   const logFile = join(options.dir, 'sandbox.log');
-  const asRoot = process.getuid?.() === 0;
-  const sandbox = startSupervised({
-    name: 'check sandbox',
-    command: process.execPath,
-    args: [
-      join(projectRoot, 'src/cli/main.ts'),
-      'sandbox',
-      'serve',
-      `--socket=${socket}`,
-      ...(asRoot ? [`--user=${localSandboxUser.uid}:${localSandboxUser.gid}`] : []),
-      ...(options.extraArgs ?? []),
-    ],
-    env: { PATH: process.env.PATH ?? '' },
-    logFile,
+  const sandbox = await launchSandbox({
+    socket: join(options.dir, 'check.sock'),
+    main: join(projectRoot, 'src/cli/main.ts'),
+    execArgv: [],
+    ...(options.extraArgs === undefined ? {} : { extraArgs: options.extraArgs }),
+    spawn: (command, args, env) => {
+      const supervised = startSupervised({ name: 'check sandbox', command, args, env, logFile });
+      return {
+        exited: supervised.exited,
+        stop: () => supervised.stop(),
+        output: () => Promise.resolve(`see ${logFile}`),
+      };
+    },
   });
-  const life = { exited: false };
-  void sandbox.exited.then(() => {
-    life.exited = true;
-  });
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline && !life.exited) {
-    if ((await probeSandbox(socket, 1_000)) === undefined) {
-      return { socket, process: sandbox, logFile, stop: () => sandbox.stop() };
-    }
-    await sleep(50);
-  }
-  await sandbox.stop();
-  throw new Error(`the check sandbox did not start; see ${logFile}`);
+  return { socket: sandbox.socket, logFile, stop: () => sandbox.stop() };
 }

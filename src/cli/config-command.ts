@@ -11,11 +11,9 @@
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { execa } from 'execa';
+import type { ApplyFile } from '../agent/apply-encoding.ts';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import type { CheckFile } from '../sandbox/check-client.ts';
 
 const configName = 'haproxy.cfg';
 
@@ -39,7 +37,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 /** The complete set of files, the configuration as haproxy.cfg. */
 async function readConfiguration(target: string): Promise<{
-  readonly files: readonly CheckFile[];
+  readonly files: readonly ApplyFile[];
   /** The configuration file's own name, when it is not haproxy.cfg. */
   readonly renamed?: string;
 }> {
@@ -66,7 +64,7 @@ async function readConfiguration(target: string): Promise<{
 }
 
 /** The lint's findings as output lines; empty when everything passes. */
-async function lintLines(files: readonly CheckFile[]): Promise<string[]> {
+async function lintLines(files: readonly ApplyFile[]): Promise<string[]> {
   const { inspectConfigFiles } = await import('../validation/haproxy-files-lint.ts');
   const { findings } = inspectConfigFiles((path) => {
     const file = files.find((candidate) => candidate.path === path);
@@ -75,55 +73,21 @@ async function lintLines(files: readonly CheckFile[]): Promise<string[]> {
   return findings.map((finding) => `${finding.file}: ${finding.message}`);
 }
 
-/** Starts `haptic sandbox serve` on a private socket for one run; as root, it runs as 65534. */
+/** Starts `haptic sandbox serve` on a private socket for one check. */
 async function withLocalSandbox<T>(use: (socket: string) => Promise<T>): Promise<T> {
-  const { probeSandbox } = await import('../sandbox/check-client.ts');
+  const { launchSandbox } = await import('../sandbox/sandbox-launcher.ts');
   const dir = await mkdtemp(join(tmpdir(), 'haptic-config-check-'));
-  const socket = join(dir, 'check.sock');
-  const main = process.argv[1] ?? '';
-  const asRoot = process.getuid?.() === 0;
-  const sandbox = execa(
-    process.execPath,
-    [
-      ...process.execArgv,
-      main,
-      'sandbox',
-      'serve',
-      `--socket=${socket}`,
-      '--log-level=warn',
-      ...(asRoot ? ['--user=65534:65534'] : []),
-    ],
-    {
-      env: { PATH: process.env.PATH ?? '' },
-      extendEnv: false,
-      stdin: 'ignore',
-      reject: false,
-      all: true,
-    },
-  );
-  const life = { exited: false };
-  void sandbox.then(() => {
-    life.exited = true;
-  });
   try {
-    const deadline = Date.now() + 20_000;
-    let problem = await probeSandbox(socket, 1_000);
-    while (problem !== undefined && Date.now() < deadline && !life.exited) {
-      await sleep(50);
-      problem = await probeSandbox(socket, 1_000);
+    const sandbox = await launchSandbox({
+      socket: join(dir, 'check.sock'),
+      extraArgs: ['--log-level=warn'],
+    });
+    try {
+      return await use(sandbox.socket);
+    } finally {
+      await sandbox.stop();
     }
-    if (problem !== undefined) {
-      sandbox.kill('SIGKILL');
-      const { all } = await sandbox;
-      throw new HapticError(
-        errorCodes.SANDBOX_START_FAILED,
-        `the check sandbox did not start (${problem}): ${all.trim()}`,
-      );
-    }
-    return await use(socket);
   } finally {
-    sandbox.kill('SIGTERM');
-    await sandbox;
     await rm(dir, { recursive: true, force: true });
   }
 }
