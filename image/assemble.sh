@@ -64,7 +64,8 @@ trap 'rm -rf "$stage"' EXIT
 # usr-is-merged (with merged-/usr set up by mmdebstrap's hook) instead of usrmerge, which would
 # pull in perl; no documentation but the copyright files; no setuid/setgid bits (the image runs
 # as 65532 without privilege escalation); no device nodes (the runtime provides /dev). dpkg skips
-# fsync (force-unsafe-io): a failed build is thrown away, not repaired.
+# fsync (force-unsafe-io): a failed build is thrown away, not repaired. The image has no apt, so
+# it keeps no apt sources (they would name this machine's mirror).
 echo "image: Debian base from $sources" >&2
 mmdebstrap --mode=root --format=directory --variant=essential \
   --include=haproxy,libstdc++6 \
@@ -86,6 +87,8 @@ mmdebstrap --mode=root --format=directory --variant=essential \
   --customize-hook='install -d -m 0750 -o 65532 -g 65532 "$1/home/nonroot"' \
   --customize-hook='find "$1/usr" -type f -perm /6000 -exec chmod ug-s {} +' \
   --customize-hook='rm -f "$1/etc/resolv.conf" "$1/etc/hostname" "$1/etc/apt/preferences.d/haptic-no-usrmerge"' \
+  --customize-hook='rm -f "$1"/etc/apt/sources.list "$1"/etc/apt/sources.list.d/*' \
+  --customize-hook='sed -i /^force-unsafe-io$/d "$1/etc/dpkg/dpkg.cfg.d/99mmdebstrap"' \
   bookworm "$out/base" "$sources"
 find "$out/base/dev" -mindepth 1 -delete
 # Keep exactly this build's packages for the next one (best effort: a build running at the same
@@ -111,7 +114,9 @@ echo "image: haptic into /usr/local/lib/haptic" >&2
 mkdir -p "$app"
 cp "$root/package.json" "$root/package-lock.json" "$app/"
 cp -R "$root/chart" "$app/chart"
-(cd "$root" && "$tsc" -p tsconfig.build.json --outDir "$app/dist")
+# No source maps: the image has no TypeScript sources to map to, and a map names the path of the
+# checkout it was built in, which would make the image differ between checkouts.
+(cd "$root" && "$tsc" -p tsconfig.build.json --outDir "$app/dist" --sourceMap false)
 (cd "$app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
 rm "$app/package-lock.json"
 # Type declarations and source maps of the dependencies are never read at run time (50 MB).
