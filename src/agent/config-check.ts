@@ -3,11 +3,11 @@
  * hostile input (linted before this runs), so HAProxy never parses it here: the files go to
  * the check sandbox (`haptic sandbox serve`, the `config-check` container beside this one),
  * which holds nothing worth stealing and runs the check under time and memory limits.
- * HAProxy's output is reduced here, before it reaches status, Events, logs or answers.
+ * HAProxy's output is reduced inside the sandbox, before it reaches status, Events, logs or
+ * answers.
  */
 import { type CheckFile, requestSandboxCheck } from '../sandbox/check-client.ts';
 import type { CheckOutcome } from '../sandbox/sandbox-protocol.ts';
-import { reduceHaproxyMessage } from '../validation/haproxy-message.ts';
 
 export type { CheckOutcome };
 
@@ -18,22 +18,11 @@ export interface CheckOptions {
   readonly timeoutMs?: number;
 }
 
-/** Largest message kept: HAProxy stops after many alerts, but the sandbox's output is capped too. */
-const maxMessageChars = 8_000;
-
 /** Checks the complete set of files (haproxy.cfg and every file it names) in the sandbox. */
 export async function checkHAProxyConfig(
   files: readonly CheckFile[],
   options: CheckOptions,
 ): Promise<CheckOutcome> {
-  const outcome = await requestSandboxCheck(files, options);
-  if (outcome.ok || outcome.failure === 'unavailable') return outcome;
-  const config = files.find((file) => file.path === 'haproxy.cfg')?.content ?? '';
-  const message = reduceHaproxyMessage(outcome.message, {
-    config: Buffer.from(config).toString('utf8'),
-  });
-  return {
-    ...outcome,
-    message: message.length > maxMessageChars ? `${message.slice(0, maxMessageChars)}…` : message,
-  };
+  // The sandbox answers with HAProxy's output already reduced to file:line, keyword and reason.
+  return requestSandboxCheck(files, options);
 }

@@ -3,10 +3,13 @@
  * size, no core) around `haproxy -c -C <config> -f <config>/haproxy.cfg`, an environment of
  * PATH, HOME and TMPDIR only (the latter two a scratch directory of this check), no stdin, its
  * own process group killed with SIGKILL at the time limit and again when it ends (nothing it
- * started outlives it), and output read up to a bound.
+ * started outlives it), and output read up to a bound and reduced (haproxy-message.ts) before
+ * it leaves the sandbox.
  */
+import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { configFileName } from '../agent/api-types.ts';
+import { reduceHaproxyMessage } from '../validation/haproxy-message.ts';
 import type { CheckOutcome } from './sandbox-protocol.ts';
 import { type SandboxLimits, mebibytes, prlimitArgs } from './sandbox-limits.ts';
 
@@ -70,8 +73,12 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
   );
   const result = await subprocess;
   killGroup(subprocess.pid);
-  // Messages name files as the agents do (haproxy.cfg:47), not by the sandbox's paths.
-  const output = bounded(result.all.replaceAll(`${run.configDir}/`, ''));
+  // HAProxy's output may quote what it read (a line of a `-f` file, a map entry): it leaves
+  // the sandbox reduced to file:line, keyword and a fixed reason, never as written.
+  const config = await readFile(`${run.configDir}/${configFileName}`, 'utf8').catch(() => '');
+  const output = bounded(
+    reduceHaproxyMessage(result.all.replaceAll(`${run.configDir}/`, ''), { config }),
+  );
   if (result.timedOut) {
     return {
       ok: false,
@@ -118,7 +125,7 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
     return {
       ok: false,
       failure: 'unavailable',
-      message: `haproxy -c could not run (prlimit from util-linux and ${run.haproxyBinary} must be installed): ${result.exitCode === undefined ? result.shortMessage : output}`,
+      message: `haproxy -c could not run (prlimit from util-linux and ${run.haproxyBinary} must be installed): ${result.exitCode === undefined ? result.shortMessage : (result.all.split('\n')[0] ?? '')}`,
     };
   }
   return { ok: false, failure: 'rejected', message: output };

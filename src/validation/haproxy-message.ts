@@ -16,6 +16,7 @@ import { isInDirectoryPath } from './haproxy-word-rules.ts';
 
 /** HAProxy's wordings (2.6 to 3.2) and the reason each one is reported as; first match wins. */
 const located: readonly (readonly [RegExp, string])[] = [
+  [/out of memory|cannot allocate memory/i, 'ran out of memory within the check limits'],
   [/unknown keyword .* out of section/, 'is outside any section'],
   [/unknown keyword/, 'is not a keyword HAProxy knows in this section'],
   [
@@ -116,7 +117,8 @@ const reasons = new Set(
 );
 
 const severity = /^\[(ALERT|WARNING)\]\s*(?:\(\d+\)\s*)?:?\s*(?:config\s*:\s*)?(.*)$/;
-const location = /^(?:parsing\s*)?\[([^\]]*):(\d+)\]\s*:?\s*(.*)$/;
+// HAProxy 2.6 prints a Lua error's location after a literal `(null)`.
+const location = /^(?:\(null\))?(?:parsing\s*)?\[([^\]]*):(\d+)\]\s*:?\s*(.*)$/;
 /** A line of a file the located line loads (a crt-list or map line). */
 const nested = /line (\d+) (?:in|of) file '([^']+)'/;
 const reduced =

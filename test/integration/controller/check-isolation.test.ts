@@ -223,7 +223,7 @@ describe('the pipeline leaves out the Ingresses whose lines haproxy -c rejects',
         name: 'bad',
         field: 'metadata.annotations["haproxy-haptic.org/timeout"]',
         message:
-          "Ingress a/bad is not served: haproxy -c rejects the line of haproxy.cfg made from its annotation haproxy-haptic.org/timeout (metadata.annotations[\"haproxy-haptic.org/timeout\"]): unexpected character 'p' in 'timeout server'. To be served again, change the annotation to a value the template can use; the other Ingresses are served without it.",
+          'Ingress a/bad is not served: haproxy -c rejects the line of haproxy.cfg made from its annotation haproxy-haptic.org/timeout (metadata.annotations["haproxy-haptic.org/timeout"]): has an invalid time value (a number with a unit, such as 5s). To be served again, change the annotation to a value the template can use; the other Ingresses are served without it.',
       },
     ]);
     expect(outcome.model.model.ingresses.map((view) => `${view.namespace}/${view.name}`)).toEqual([
@@ -283,7 +283,9 @@ describe('the pipeline leaves out the Ingresses whose lines haproxy -c rejects',
       stage: 'check',
       field: 'spec.haproxyConfig.template',
     });
-    expect(outcome.ok ? '' : outcome.message).toMatch(/\[haproxy\.cfg:\d+\].*balance/);
+    expect(outcome.ok ? '' : outcome.message).toMatch(
+      /haproxy\.cfg:\d+: 'balance' names a load-balancing algorithm/,
+    );
     expect(outcome.model?.excluded).toEqual([]);
   });
 
@@ -295,7 +297,7 @@ describe('the pipeline leaves out the Ingresses whose lines haproxy -c rejects',
     );
     expect(outcome).toMatchObject({ ok: false, stage: 'check' });
     expect(outcome.ok ? '' : outcome.message).toMatch(
-      /unexpected character 'p' in 'timeout server'/,
+      /haproxy\.cfg:\d+: 'timeout server' has an invalid time value/,
     );
   });
 });

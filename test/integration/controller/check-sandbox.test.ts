@@ -149,7 +149,9 @@ describe('haptic run with its check sandbox (config-check sidecar)', () => {
     const rejected = await eventually('CheckFailed', condition, (text) =>
       text.startsWith('False CheckFailed'),
     );
-    expect(rejected).toContain("balance only supports 'roundrobin'");
+    expect(rejected).toMatch(
+      /\[ALERT\] haproxy\.cfg:\d+: 'balance' names a load-balancing algorithm HAProxy does not support/,
+    );
     const log = readFileSync(controller.pod.logFile('config-check'), 'utf8');
     expect(log).toMatch(/"failure":"rejected".*"msg":"check answered"/);
 

@@ -140,7 +140,7 @@ describe("one tenant's object HAProxy rejects", () => {
       (text) => text.includes('blog'),
     );
     expect(events).toContain(
-      `Ingress ${tenantA}/blog is not served: haproxy -c rejects the line of haproxy.cfg made from its annotation haproxy-haptic.org/timeout (metadata.annotations["haproxy-haptic.org/timeout"]): unexpected character 'p' in 'timeout server'.`,
+      `Ingress ${tenantA}/blog is not served: haproxy -c rejects the line of haproxy.cfg made from its annotation haproxy-haptic.org/timeout (metadata.annotations["haproxy-haptic.org/timeout"]): has an invalid time value (a number with a unit, such as 5s).`,
     );
     expect(await condition()).toMatch(/ True Delivered /);
     const metrics = await (

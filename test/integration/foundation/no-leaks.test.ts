@@ -24,7 +24,7 @@ function runningInGroup(pgid: number): number[] {
 }
 
 describe('process hygiene', () => {
-  it('stops etcd and kube-apiserver when the test run that owns them is SIGKILLed', async () => {
+  it('stops the route holder, etcd and kube-apiserver when the test run that owns them is SIGKILLed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'leak-'));
     const child = spawn(process.execPath, [script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
     const pids = await new Promise<number[]>((resolve, reject) => {
@@ -35,7 +35,7 @@ describe('process hygiene', () => {
         reject(new Error(`control plane script exited with ${String(code)}`));
       });
     });
-    expect(pids).toHaveLength(2);
+    expect(pids).toHaveLength(3); // route holder, etcd, kube-apiserver
     for (const pid of pids) expect(runningInGroup(pid).length).toBeGreaterThan(0);
     child.kill('SIGKILL');
     await expect
