@@ -30,12 +30,13 @@ test-unit: setup
 	vitest run --project unit
 
 # Integration tests run under the egress guard: the run fails if anything it started sent a
-# packet off this machine (dev/egress-guard.ts).
-test-integration: build
+# packet off this machine (dev/egress-guard.ts). The image is built first: its build reaches
+# the package registries, which the guard forbids.
+test-integration: build image
 	node dev/egress-guard.ts -- vitest run --project integration
 
 ## All set-up, then lint, typecheck, unit and integration tests (under the egress guard).
-test: build lint typecheck
+test: build lint typecheck image
 	node dev/egress-guard.ts -- vitest run
 
 ## The product's image without Docker: .image/haptic-<appVersion>.oci.tar (OCI archive, named
@@ -57,7 +58,7 @@ cluster-down:
 	node dev/cluster-down.ts
 
 clean:
-	rm -rf dist .cluster .demo
+	rm -rf dist .cluster .demo .image
 
 ## A real single-node cluster (etcd, kube-apiserver, controllers, scheduler, containerd, kubelet,
 ## kube-proxy) in its own network namespace, left running; make node-down stops it and removes
