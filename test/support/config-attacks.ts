@@ -52,6 +52,12 @@ export function luaMarkerScript(marker: string): string {
 export function configAttacks(outside: string): readonly ConfigAttack[] {
   return [
     {
+      name: 'lua-load',
+      global: ['  lua-load files/x.lua'],
+      directive: 'lua-load',
+      runsLua: true,
+    },
+    {
       name: '§1 VT before lua-load',
       global: ['\vlua-load files/x.lua'],
       directive: 'lua-load',
