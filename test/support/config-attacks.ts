@@ -196,6 +196,13 @@ export function configAttacks(outside: string): readonly ConfigAttack[] {
       directive: `${outside}/secret.pem`,
     },
     {
+      name: 'a crt-list named through ./ naming a key outside',
+      frontend: ['  bind 127.0.0.1:18444 ssl crt-list ./ssl/evil.list'],
+      files: { 'ssl/evil.list': `${outside}/secret.pem\n` },
+      file: 'ssl/evil.list',
+      directive: `${outside}/secret.pem`,
+    },
+    {
       name: 'errorfile with an absolute path',
       frontend: [`  errorfile 503 ${outside}/page.http`],
       directive: `errorfile ${outside}/page.http`,
