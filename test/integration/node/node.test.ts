@@ -72,7 +72,8 @@ describe('a real node', () => {
   });
 
   afterAll(async () => {
-    await node.stop();
+    // Undefined when the node could not start: beforeAll's error is the one to read.
+    await (node as RealNode | undefined)?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
