@@ -9,7 +9,6 @@
  * receive the foreign write (its review counter does not move).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments } from 'yaml';
@@ -17,6 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../dev/lib/free-port.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { helm, kubectl } from '../../support/cluster.ts';
+import {
+  type ReviewAnswer,
+  admissionReview as sharedReview,
+  postUnauthenticatedReview,
+} from '../../support/unauthenticated-review.ts';
 import { type ServingMaterial, servingMaterial } from '../webhook/registered-webhook.ts';
 import { LocalSite } from './local-site.ts';
 
@@ -55,63 +59,19 @@ async function hostileConfig(name: string, namespace: string): Promise<TemplateC
   };
 }
 
-function admissionReview(uid: string, object: TemplateConfigObject): string {
-  return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: 'haproxy-haptic.org', version: 'v1alpha1', kind: 'HAProxyTemplateConfig' },
-      resource: {
-        group: 'haproxy-haptic.org',
-        version: 'v1alpha1',
-        resource: 'haproxytemplateconfigs',
-      },
-      name: object.metadata.name,
-      namespace: object.metadata.namespace,
-      operation: 'CREATE',
-      userInfo: { username: 'system:anonymous' },
-      object,
-      oldObject: null,
-      dryRun: false,
-    },
-  });
-}
+const templateConfigKind = {
+  group: 'haproxy-haptic.org',
+  version: 'v1alpha1',
+  kind: 'HAProxyTemplateConfig',
+} as const;
 
-interface Answer {
-  readonly uid: string;
-  readonly allowed: boolean;
-  readonly status?: { readonly code: number; readonly message: string };
+function admissionReview(uid: string, object: TemplateConfigObject): string {
+  return sharedReview(uid, templateConfigKind, 'haproxytemplateconfigs', object);
 }
 
 /** POST /validate without a client certificate: what anyone who reaches :9443 can do. */
-function postUnauthenticated(body: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const call = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/validate',
-        method: 'POST',
-        ca: material.caPem,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        timeout: 15_000,
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => {
-          const parsed = JSON.parse(text) as { response?: Answer };
-          if (parsed.response === undefined) reject(new Error(`no response: ${text}`));
-          else resolve(parsed.response);
-        });
-      },
-    );
-    call.on('error', reject);
-    call.on('timeout', () => call.destroy(new Error('timeout')));
-    call.end(body);
-  });
+function postUnauthenticated(body: string): Promise<ReviewAnswer> {
+  return postUnauthenticatedReview({ host: '127.0.0.1', port, caPem: material.caPem }, body);
 }
 
 /** One series of the controller's Prometheus metrics (0 when absent). */
@@ -201,7 +161,7 @@ describe('the webhook reviews only the configured HAProxyTemplateConfig', () => 
       await hostileConfig('haptic', 'other-namespace'),
       await hostileConfig('haptic-2', site.namespace),
     ];
-    const answers: Answer[] = [];
+    const answers: ReviewAnswer[] = [];
     for (const [index, object] of foreign.entries()) {
       answers.push(await postUnauthenticated(admissionReview(`foreign-${String(index)}`, object)));
     }
