@@ -278,7 +278,7 @@ try {
     `  bare master-socket reload           median ${format(bareStats.median)}  p90 ${format(bareStats.p90)}\n`,
   );
   process.stdout.write(
-    `  agent apply (stage+reload+verify)   median ${format(agentStats.median)}  p90 ${format(agentStats.p90)}  ratio ${(agentStats.median / bareStats.median).toFixed(2)}x\n`,
+    `  agent apply (check+stage+reload+verify)   median ${format(agentStats.median)}  p90 ${format(agentStats.p90)}  ratio ${(agentStats.median / bareStats.median).toFixed(2)}x\n`,
   );
   process.stdout.write(
     `  end to end via the mTLS client      median ${format(endStats.median)}  p90 ${format(endStats.p90)}  ratio ${(endStats.median / bareStats.median).toFixed(2)}x\n`,
