@@ -17,7 +17,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../dev/lib/free-port.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { helm, kubectl } from '../../support/cluster.ts';
-import { type ServingMaterial, servingMaterial } from '../webhook/registered-webhook.ts';
+import {
+  type ServingMaterial,
+  servingMaterial,
+  webhookHost,
+} from '../webhook/registered-webhook.ts';
 import { LocalSite } from './local-site.ts';
 
 let site: LocalSite;
@@ -89,7 +93,7 @@ function postUnauthenticated(body: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const call = request(
       {
-        host: '127.0.0.1',
+        host: webhookHost,
         port,
         path: '/validate',
         method: 'POST',
@@ -148,7 +152,7 @@ async function chartRegistration(): Promise<Record<string, unknown>> {
     (doc) => doc.toJS() as { webhooks: Record<string, unknown>[] },
   );
   if (document === undefined) throw new Error('no ValidatingWebhookConfiguration rendered');
-  const url = `https://127.0.0.1:${String(port)}/validate`;
+  const url = `https://${webhookHost}:${String(port)}/validate`;
   return {
     ...document,
     metadata: { name: `haptic-scope-${site.namespace}` },
@@ -175,7 +179,7 @@ beforeAll(async () => {
   writeFileSync(join(certDir, 'tls.key'), material.keyPem);
   site = await LocalSite.start('ctl-scope', 1, [
     `--webhook-cert-dir=${certDir}`,
-    `--webhook-listen=127.0.0.1:${String(port)}`,
+    `--webhook-listen=${webhookHost}:${String(port)}`,
   ]);
   const body = await chartRegistration();
   registration = `haptic-scope-${site.namespace}`;
