@@ -30,8 +30,9 @@ test-unit: setup
 	vitest run --project unit
 
 # Integration tests run under the egress guard: the run fails if anything it started sent a
-# packet off this machine (dev/egress-guard.ts).
-# Both projects start a node (one per machine), so they run one after the other.
+# packet off this machine (dev/egress-guard.ts). The image is built first: its build reaches
+# the package registries, which the guard forbids. Both projects start a node (one per
+# machine), so they run one after the other.
 test-integration: build image
 	node dev/egress-guard.ts -- vitest run --project integration
 	node dev/egress-guard.ts -- vitest run --project node
@@ -63,4 +64,4 @@ cluster-down:
 	node dev/cluster-down.ts
 
 clean:
-	rm -rf dist .demo
+	rm -rf dist .demo .image

@@ -2,8 +2,8 @@
  * The agent's numbers, on real HAProxy and real mTLS (the agent runs as `node src/cli/main.ts
  * agent`, HAProxy 2.6 in master-worker mode, both started and stopped here):
  *
- * 1. Apply latency of a 1,000-backend configuration (stage + keep last-known-good + rename +
- *    reload + verify, as the agent reports it, and end to end through the controller's client)
+ * 1. Apply latency of a 1,000-backend configuration (lint + sandboxed haproxy -c + stage + keep
+ *    last-known-good + rename + reload + verify, as the agent reports it, and end to end through the controller's client)
  *    against a bare master-socket reload of the same configuration (`reload`, then `show proc`
  *    until a new worker runs, polled at the agent's interval). Runs are interleaved; every
  *    apply changes content so every apply reloads.
@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { writeAtomicProjection } from '../dev/lib/atomic-writer.ts';
 import { freePort } from '../dev/lib/free-port.ts';
+import { type LocalSandbox, startLocalSandbox } from '../dev/lib/local-sandbox.ts';
 import { type SupervisedProcess, startSupervised } from '../dev/lib/supervised-process.ts';
 import { projectRoot } from '../dev/lib/tools.ts';
 import { getLocal } from '../src/agent/local-client.ts';
@@ -42,6 +43,7 @@ const backends = 1_000;
 const address = '127.0.30.1';
 const dir = mkdtempSync(join(tmpdir(), 'bench-agent-'));
 const processes: SupervisedProcess[] = [];
+let sandbox: LocalSandbox | undefined;
 
 async function authority(): Promise<CertificateAuthority> {
   const { certificate, keys } = await issueCa({
@@ -75,6 +77,7 @@ async function identity(
 function config(marker: string, httpPort: number): string {
   const lines = [
     'global',
+    '  default-path config',
     '  log stderr format raw local0',
     'defaults',
     '  mode http',
@@ -183,6 +186,8 @@ try {
     state: join(dir, 'state', 'state.json'),
   };
   mkdirSync(join(dir, 'run'), { recursive: true });
+  // The agent checks every apply in its check sandbox before HAProxy sees it, as in the chart.
+  sandbox = await startLocalSandbox({ dir: join(dir, 'sandbox') });
   const agentMaterial = await identity(ca, 'agent', 'haptic-agent', [ca]);
   await writeAtomicProjection(paths.tls, agentMaterial);
   processes.push(
@@ -199,6 +204,7 @@ try {
         `--master-socket=${paths.master}`,
         `--local-socket=${paths.local}`,
         `--state-file=${paths.state}`,
+        `--check-socket=${sandbox.socket}`,
         '--log-level=info',
       ],
       logFile: join(dir, 'agent.log'),
@@ -350,5 +356,6 @@ try {
   watcher.close();
 } finally {
   await Promise.all(processes.map((child) => child.stop()));
+  await sandbox?.stop();
   rmSync(dir, { recursive: true, force: true });
 }

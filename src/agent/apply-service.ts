@@ -126,6 +126,24 @@ export class ApplyService {
         message: `${reachable} Nothing was changed.`,
       });
     }
+    // haproxy -c in the Pod's sandbox before HAProxy itself sees the files: whatever the lint
+    // missed finds nothing there (another uid, no mounts of this container), and a set HAProxy
+    // would reject never reaches a reload.
+    const check = await checkHAProxyConfig(files, { socket: this.#options.checkSocket });
+    if (!check.ok) {
+      const rejected = check.failure === 'rejected';
+      const reason = rejected ? agentReasons.ConfigRejected : agentReasons.CheckUnavailable;
+      const message = rejected
+        ? `haproxy -c rejects the configuration; HAProxy keeps serving the previous one: ${check.message}`
+        : `${check.message} Nothing was changed.`;
+      logger.warn({ failure: check.failure }, message);
+      return failure({
+        reason,
+        code: reason,
+        message,
+        ...(rejected ? { haproxyMessage: check.message } : {}),
+      });
+    }
     const checked = performance.now();
     try {
       await store.stage(plan.writes);
@@ -140,7 +158,7 @@ export class ApplyService {
       'files in place, reloading HAProxy',
     );
     const reload = await this.#reload(backends, reachable);
-    if (!reload.ok) return this.#rollBack(plan, reload, files);
+    if (!reload.ok) return this.#rollBack(plan, reload);
     const reloaded = performance.now();
     const next: AppliedState = {
       generation: this.#state.generation + 1,
@@ -195,16 +213,13 @@ export class ApplyService {
   async #rollBack(
     plan: FilePlan,
     reload: Extract<ReloadOutcome, { ok: false }>,
-    files: readonly DesiredFile[],
   ): Promise<ApplyOutcome> {
-    const { store, logger, checkSocket } = this.#options;
-    let haproxyMessage: string | undefined;
-    if (reload.failure === 'rejected') {
-      const check = await checkHAProxyConfig(files, { socket: checkSocket });
-      haproxyMessage = check.ok
+    const { store, logger } = this.#options;
+    // The sandbox accepted these files before the reload, so HAProxy failed at run time.
+    const haproxyMessage =
+      reload.failure === 'rejected'
         ? 'haproxy -c accepts the configuration, but HAProxy could not start it (for example an address in use or a file it cannot read); see the HAProxy log.'
-        : check.message;
-    }
+        : undefined;
     await store.rollback();
     const restoredConfig = await readFile(store.live(configFileName), 'utf8').catch(() => '');
     const restored = await this.#reload(inspectHaproxyConfig(restoredConfig).backends);

@@ -20,6 +20,8 @@ export const agentReasons = {
   ConfigRejected: 'ConfigRejected',
   /** 503: HAProxy's master socket is unreachable, or the reload did not finish in time. */
   HAProxyUnavailable: 'HAProxyUnavailable',
+  /** 503: the Pod's check sandbox (config-check) did not check the configuration; nothing changed. */
+  CheckUnavailable: 'CheckUnavailable',
   /** 500: a rejected configuration could not be rolled back; HAProxy's old workers still serve. */
   RollbackFailed: 'RollbackFailed',
   /** 503: the agent's own TLS identity or trust is missing or invalid. */
@@ -48,6 +50,7 @@ export const reasonStatus: Readonly<Record<AgentReason, number>> = {
   ConfigForbidden: 422,
   ConfigRejected: 422,
   HAProxyUnavailable: 503,
+  CheckUnavailable: 503,
   RollbackFailed: 500,
   TlsMaterialInvalid: 503,
   Unauthenticated: 401,

@@ -22,6 +22,8 @@ export interface CulpritInput {
   readonly model: RoutingModel;
   /** The Ingresses the model serves, as read (for the fields messages name). */
   readonly ingresses: readonly IngressView[];
+  /** Who refused the lines, for messages. @default 'haproxy -c rejects' */
+  readonly refusedBy?: string;
 }
 
 export type CulpritVerdict =
@@ -265,7 +267,7 @@ export function checkFailureCulprits(input: CulpritInput): CulpritVerdict {
         namespace: origin.namespace,
         name: origin.name,
         field: origin.field,
-        message: `Ingress ${key} is not served: haproxy -c rejects the line of ${file} made from ${origin.what} (${origin.field}): ${reason} To be served again, ${fixes[origin.kind]}; the other Ingresses are served without it.`,
+        message: `Ingress ${key} is not served: ${input.refusedBy ?? 'haproxy -c rejects'} the line of ${file} made from ${origin.what} (${origin.field}): ${reason} To be served again, ${fixes[origin.kind]}; the other Ingresses are served without it.`,
       });
     }
   }

@@ -163,7 +163,22 @@ export class ConfigPipeline {
       const ms = performance.now() - started;
       renderMs += ms;
       this.#options.metrics?.renderSeconds.observe(ms / 1000);
-      if (!rendered.ok) return first ?? rendered;
+      if (!rendered.ok) {
+        // A lint refusal of lines made from Ingress values leaves those Ingresses out, as a
+        // check rejection does; a refusal of the template's own lines fails the whole.
+        if (rendered.refused === undefined || round >= rounds) return first ?? rendered;
+        first ??= rendered;
+        const verdict = checkFailureCulprits({
+          ...rendered.refused,
+          model: rendered.model.model,
+          ingresses: current.ingresses,
+          refusedBy: 'the allow-list lint refuses',
+        });
+        if (verdict.blame === 'template') return first;
+        left.push(...verdict.excluded);
+        current = withoutIngresses(current, verdict.excluded);
+        continue;
+      }
       const checkStarted = performance.now();
       const check = await this.#check(rendered.digest, rendered.files, deadline, options);
       checkMs += performance.now() - checkStarted;

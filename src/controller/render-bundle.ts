@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describeFindings, inspectConfigFiles } from '../validation/haproxy-files-lint.ts';
+import type { CheckFailureLocation } from './check-failure-locations.ts';
 import type { BundleFile } from './agent-client.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import { type ModelResult, buildRoutingModel } from './routing-model.ts';
@@ -41,6 +42,11 @@ export type BundleOutcome =
       readonly field: string;
       readonly message: string;
       readonly model: ModelResult;
+      /** A lint refusal: where, and the files it read, to find the Ingresses behind the lines. */
+      readonly refused?: {
+        readonly locations: readonly CheckFailureLocation[];
+        readonly files: ReadonlyMap<string, string>;
+      };
     };
 
 /** Digest of a set of files: path and content of each, in path order. */
@@ -90,6 +96,15 @@ export function assembleBundle(
       field: 'spec.haproxyConfig.template',
       message: `The rendered configuration is refused: ${describeFindings(findings)}`,
       model,
+      refused: {
+        // Without the line number: an Event should not change when other tenants' lines move.
+        locations: findings.map((finding) => ({
+          file: finding.file,
+          line: finding.line,
+          reason: finding.message.replace(/^line \d+: /, ''),
+        })),
+        files: byPath,
+      },
     };
   }
   const files = [...byPath.entries()]

@@ -3,12 +3,14 @@ import { readTemplateConfig } from './template-config.ts';
 import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
 import { type RenderJob, TemplateRenderer } from './template-renderer.ts';
 
-// Liquid's own memory count is set out of the way: the hard limits are what stops these.
+// Liquid's own memory count is set out of the way: the hard limits are what stops these. The
+// heap is roomy, so the time limit is what a CPU-bound case meets first on any machine; the
+// heap limit has a test of its own below.
 const limits = {
   parseLimit: 1024 * 1024,
   renderLimitMs: 1_500,
   memoryLimit: 1024 * 1024 * 1024,
-  heapMb: 128,
+  heapMb: 768,
 };
 const renderer = new TemplateRenderer(limits);
 afterAll(() => renderer.close());
@@ -76,22 +78,22 @@ describe('the render process', () => {
     [
       'a 20,000,000 range (the issue 12 reproduction)',
       '{% for i in (1..20000000) %}{% endfor %}',
-      /needed more than the 128 MB|did not finish within 1500 ms|limit exceeded/,
+      /needed more than the 768 MB|did not finish within 1500 ms|limit exceeded/,
     ],
     [
       'one filter allocating beyond the heap',
-      '{{ (1..8000000) | join: "," | size }}',
-      /needed more than the 128 MB|did not finish within 1500 ms/,
+      '{{ (1..60000000) | join: "," | size }}',
+      /needed more than the 768 MB|did not finish within 1500 ms/,
     ],
     [
       'one filter computing past the time limit, where Liquid never checks its clock',
-      '{{ (1..1500000) | join: "," | split: "," | sort_natural | join: "," | size }}',
+      '{{ (1..5000000) | join: "," | split: "," | sort | join: "," | size }}',
       /did not finish within 1500 ms \(the render time limit\) and was stopped/,
     ],
     [
       'loops writing output that Liquid does not count',
       '{% for i in (1..3000) %}{% for j in (1..3000) %}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{% endfor %}{% endfor %}',
-      /needed more than the 128 MB|did not finish within 1500 ms|limit exceeded/,
+      /needed more than the 768 MB|did not finish within 1500 ms|limit exceeded/,
     ],
   ])(
     'stops %s within the limit, keeps the event loop free, and renders again afterwards',
@@ -109,7 +111,9 @@ describe('the render process', () => {
       expect(outcome.ok ? '' : outcome.message).toMatch(message);
       expect(outcome.ok ? '' : outcome.message).toContain('HAProxyTemplateConfig haptic/haptic');
       expect(ms).toBeLessThan(limits.renderLimitMs + 1_500);
-      expect(worstLateMs).toBeLessThan(500);
+      // In-process, the loop would stand still for the whole render (≥ the 1.5 s limit); on two
+      // shared cores a timer can still be late by a few hundred ms while the child allocates.
+      expect(worstLateMs).toBeLessThan(1_000);
       const next = await renderer.render({ key: 'uid/1', config: config(template), context });
       expect(next.ok).toBe(true);
     },
@@ -117,7 +121,7 @@ describe('the render process', () => {
 
   it('stops a process out of heap, where a worker thread would abort the whole controller', async () => {
     // Time is out of the way here: only the heap limit can stop it.
-    const patient = new TemplateRenderer({ ...limits, renderLimitMs: 60_000 });
+    const patient = new TemplateRenderer({ ...limits, heapMb: 128, renderLimitMs: 60_000 });
     try {
       const outcome = await patient.render({
         key: undefined,
@@ -139,7 +143,7 @@ describe('the render process', () => {
     const outcome = await renderer.render({
       key: undefined,
       config: config('global\n', {
-        'slow.map': '{{ (1..3000000) | join: "," | split: "," | sort | size }}',
+        'slow.map': '{{ (1..5000000) | join: "," | split: "," | sort | size }}',
       }),
       context: {},
     });

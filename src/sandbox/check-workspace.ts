@@ -21,7 +21,9 @@ export async function createCheckWorkspace(
   files: readonly DesiredFile[],
 ): Promise<CheckWorkspace> {
   const root = await mkdtemp(join(workDir, 'check-'));
-  const remove = (): Promise<void> => rm(root, { recursive: true, force: true });
+  // Retried: a killed check's last writes can race the removal (ENOTEMPTY, EBUSY).
+  const remove = (): Promise<void> =>
+    rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   try {
     const configDir = join(root, 'config');
     const scratchDir = join(root, 'home');

@@ -126,7 +126,10 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
           limits,
         });
       } finally {
-        await workspace.remove();
+        // The answer stands whatever happens to the scratch files; a leftover is logged.
+        await workspace.remove().catch((error: unknown) => {
+          logger.warn({ err: describeError(error) }, 'could not remove a check workspace');
+        });
       }
     });
     const outcome: CheckOutcome | AgentFailure = admitted ?? {

@@ -4,6 +4,7 @@
  * `bind` lines load (haproxy-crt-list-lint.ts), since a crt-list line names certificate files
  * HAProxy opens too. Pure.
  */
+import { posix } from 'node:path';
 import { inspectHaproxyConfig } from './haproxy-config-lint.ts';
 import { inspectCrtList } from './haproxy-crt-list-lint.ts';
 import type { LintFinding } from './haproxy-lint-finding.ts';
@@ -29,7 +30,9 @@ export function inspectConfigFiles(text: (path: string) => string | undefined): 
     ...finding,
     file: configFileName,
   }));
-  for (const path of new Set(inspection.crtLists)) {
+  // HAProxy opens `./ssl/x.list`, `ssl//x.list` and `ssl/./x.list` as ssl/x.list: look each
+  // crt-list up by that normal form, or a differently spelled name would skip its lint.
+  for (const path of new Set(inspection.crtLists.map((name) => posix.normalize(name)))) {
     const content = text(path);
     if (content === undefined) continue; // HAProxy itself reports a crt-list that is missing.
     for (const finding of inspectCrtList(content)) findings.push({ ...finding, file: path });

@@ -153,7 +153,10 @@ export function wordFinding(line: ConfigLine, context: WordContext): LintFinding
     const next = words[index + 1];
     if (next === undefined) continue;
     if (fileArgumentWords.has(word.text.toLowerCase())) {
-      const found = fileFinding(line, word.text, next, context);
+      // The directive `errorfile <code> <file>` names its file after the status code; the
+      // rule option `errorfile <file>` right after the word.
+      const file = index === 0 && word.text.toLowerCase() === 'errorfile' ? words[2] : next;
+      const found = file === undefined ? undefined : fileFinding(line, word.text, file, context);
       if (found !== undefined) return found;
     }
     if (addressArgumentWords.has(word.text.toLowerCase())) {

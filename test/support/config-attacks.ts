@@ -52,6 +52,12 @@ export function luaMarkerScript(marker: string): string {
 export function configAttacks(outside: string): readonly ConfigAttack[] {
   return [
     {
+      name: 'lua-load',
+      global: ['  lua-load files/x.lua'],
+      directive: 'lua-load',
+      runsLua: true,
+    },
+    {
       name: '§1 VT before lua-load',
       global: ['\vlua-load files/x.lua'],
       directive: 'lua-load',
@@ -185,6 +191,13 @@ export function configAttacks(outside: string): readonly ConfigAttack[] {
     {
       name: 'a crt-list line naming a key outside',
       frontend: ['  bind 127.0.0.1:18444 ssl crt-list ssl/evil.list'],
+      files: { 'ssl/evil.list': `${outside}/secret.pem\n` },
+      file: 'ssl/evil.list',
+      directive: `${outside}/secret.pem`,
+    },
+    {
+      name: 'a crt-list named through ./ naming a key outside',
+      frontend: ['  bind 127.0.0.1:18444 ssl crt-list ./ssl/evil.list'],
       files: { 'ssl/evil.list': `${outside}/secret.pem\n` },
       file: 'ssl/evil.list',
       directive: `${outside}/secret.pem`,

@@ -209,6 +209,43 @@ const text = (files: readonly BundleFile[], path: string) =>
   Buffer.from(files.find((file) => file.path === path)?.content ?? '').toString();
 
 describe('the pipeline leaves out the Ingresses whose lines haproxy -c rejects', () => {
+  it("delivers namespace b's Ingress when namespace a's annotation makes a line the lint refuses", async () => {
+    const snapshot = snapshotOf([
+      ingress('a', 'sly', { timeout: '5s file /etc/passwd' }),
+      ingress('b', 'good', { timeout: '5s' }),
+    ]);
+    const outcome = await pipeline.run(templateConfig(), snapshot, new Date());
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.model.excluded).toEqual([
+      expect.objectContaining({
+        namespace: 'a',
+        name: 'sly',
+        field: 'metadata.annotations["haproxy-haptic.org/timeout"]',
+      }),
+    ]);
+    expect(outcome.model.excluded[0]?.message).toMatch(
+      /^Ingress a\/sly is not served: the allow-list lint refuses the line of haproxy\.cfg made from its annotation haproxy-haptic\.org\/timeout .*"file \/etc\/passwd" names a file outside/,
+    );
+    const cfg = text(outcome.files, 'haproxy.cfg');
+    expect(cfg).toContain('timeout server 5s\n');
+    expect(cfg).not.toContain('/etc/passwd');
+  });
+
+  it('fails the whole configuration when the lint refuses a line of the template itself', async () => {
+    const outcome = await pipeline.run(
+      templateConfig(
+        (template) => template.replace('global\n', 'global\n  lua-load files/x.lua\n'),
+        '7',
+      ),
+      snapshotOf([ingress('b', 'good', { timeout: '5s' })]),
+      new Date(),
+    );
+    expect(outcome).toMatchObject({ ok: false, stage: 'lint' });
+    expect(outcome.ok ? '' : outcome.message).toContain('"lua-load" is not allowed');
+    expect(outcome.model?.excluded).toEqual([]);
+  });
+
   it("delivers namespace b's Ingress when namespace a's annotation lands where HAProxy refuses it", async () => {
     const snapshot = snapshotOf([
       ingress('a', 'bad', { timeout: '5parsecs' }),

@@ -93,6 +93,24 @@ describe('the HAProxy configuration allow-list refuses', () => {
       reasons.FileOutsideDirectory,
     ],
     [
+      'an errorfile directive naming a file by absolute path',
+      '  errorfile 503 /etc/haptic/agent-tls/tls.key',
+      'errorfile /etc/haptic/agent-tls/tls.key',
+      reasons.FileOutsideDirectory,
+    ],
+    [
+      'an errorfile directive leaving the directory with ..',
+      '  errorfile 404 ../secret.http',
+      'errorfile ../secret.http',
+      reasons.FileOutsideDirectory,
+    ],
+    [
+      'a return serving an errorfile by absolute path',
+      '  http-request return status 503 errorfile /etc/passwd',
+      'errorfile /etc/passwd',
+      reasons.FileOutsideDirectory,
+    ],
+    [
       'a return serving a file with ..',
       '  http-request return status 200 lf-file ../agent-tls/tls.key',
       'lf-file ../agent-tls/tls.key',

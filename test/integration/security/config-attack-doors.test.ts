@@ -1,0 +1,643 @@
+/**
+ * Every attack of test/support/config-attacks.ts through every door of a running release
+ * (the chart installed, `haptic run` with its webhook and check sandbox, two haptic-haproxy
+ * replicas with their agents, sandboxes and real HAProxy; the lint and `haptic config check`
+ * are the corpus test's):
+ *
+ * - the HAProxyTemplateConfig: the payload in the template → Ready=False LintFailed naming the
+ *   keyword and line, an Event saying so, nothing delivered, the agents keep serving;
+ * - an Ingress: the payload in a `haproxy-haptic.org/*` annotation that the template places on
+ *   a line of its own → the Ingress left out (Event naming the annotation) or the
+ *   configuration refused (keyword and line), never delivered;
+ * - the webhook: an unauthenticated POST reviewing the configured HAProxyTemplateConfig with
+ *   the payload → denied with keyword and line; under a foreign name → allowed unread;
+ * - an agent: the payload POSTed to /v1/apply with the controller's own client certificate →
+ *   422 ConfigForbidden with keyword and line, HAProxy not reloaded.
+ *
+ * Lua payloads write a marker file when HAProxy loads them: controls feed the same lines to
+ * plain `haproxy -c` (as the sandbox's user) and see the marker appear; after every door, and
+ * at the end, no other marker exists. No answer, status, Event or log carries the content of
+ * the secret file the attacks name.
+ */
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../dev/lib/free-port.ts';
+import type { AgentStateBody } from '../../../src/agent/api-types.ts';
+import { encodeApply } from '../../../src/controller/agent-client.ts';
+import { isProblem, templateAnnotations } from '../../../src/validation/ingress-checks.ts';
+import { rawRequest } from '../agent/raw-request.ts';
+import { LocalSite, eventually } from '../controller/local-site.ts';
+import { type ServingMaterial, servingMaterial } from '../webhook/registered-webhook.ts';
+import { kubectl } from '../../support/cluster.ts';
+import {
+  type ConfigAttack,
+  attackSecret,
+  configAttacks,
+  corpusConfig,
+  luaMarkerScript,
+  outsideFiles,
+  refusalText,
+  slug,
+} from '../../support/config-attacks.ts';
+import { plainHaproxyCheck } from '../../support/plain-haproxy-check.ts';
+import {
+  admissionReview,
+  postUnauthenticatedReview,
+} from '../../support/unauthenticated-review.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'haptic-doors-'));
+chmodSync(root, 0o755);
+// World-writable: the sandbox's user 65534 could write a marker too.
+const markers = join(root, 'markers');
+mkdirSync(markers);
+chmodSync(markers, 0o777);
+const outside = join(root, 'outside');
+mkdirSync(outside);
+for (const [name, content] of Object.entries(outsideFiles())) {
+  writeFileSync(join(outside, name), content);
+}
+const attacks = configAttacks(outside);
+const luaAttacks = attacks.filter((attack) => attack.runsLua === true);
+
+/** Passes the lint; HAProxy reads the secret and rejects it, and only a reduced line is told. */
+const inDirectorySecret = {
+  name: 'a pattern file inside the directory holding a secret',
+  frontend: ['  acl x src -f files/secret.txt'],
+  files: { 'files/secret.txt': `${attackSecret}\n` },
+} as const;
+/** The reduced alert for it, at the line of the `acl`. */
+const invalidAcl = (line: number): string =>
+  `[ALERT] haproxy.cfg:${String(line)}: 'acl' has an invalid ACL`;
+
+const marker = (door: string, name: string): string => join(markers, `${door}-${slug(name)}`);
+const ran = (door: string, name: string): boolean => existsSync(marker(door, name));
+
+let site: LocalSite;
+let material: ServingMaterial;
+let webhookPort = 0;
+let installed: TemplateSpec;
+/** The controller's client identity (its agent-tls volume): what the controller presents. */
+let controllerIdentity: { readonly cert: Buffer; readonly key: Buffer; readonly ca: Buffer };
+
+interface TemplateSpec extends Record<string, unknown> {
+  readonly haproxyConfig: { readonly template: string };
+}
+
+/**
+ * `lines` with the global lines added after the global section's last line and the frontend
+ * lines after `frontend http` (before any Liquid tag of the chart's template, so a line of the
+ * template is the same line of the rendered configuration), and the number of the first one.
+ */
+function withLines(
+  text: string,
+  global: readonly string[],
+  frontend: readonly string[],
+): { readonly text: string; readonly firstAddedLine: number } {
+  const lines = text.split('\n');
+  let globalEnd = lines.indexOf('defaults') - 1;
+  while (globalEnd > 0 && lines[globalEnd]?.trim() === '') globalEnd -= 1;
+  const frontendAt = lines.indexOf('frontend http');
+  if (globalEnd <= 0 || frontendAt <= globalEnd) throw new Error('unexpected template layout');
+  const added = [
+    ...lines.slice(0, globalEnd + 1),
+    ...global,
+    ...lines.slice(globalEnd + 1, frontendAt + 1),
+    ...frontend,
+    ...lines.slice(frontendAt + 1),
+  ];
+  const firstAddedLine = global.length > 0 ? globalEnd + 2 : frontendAt + 2 + global.length;
+  return { text: added.join('\n'), firstAddedLine };
+}
+
+/** Files of an attack as a HAProxyTemplateConfig declares them (files/, ssl/ crt-lists). */
+function templateFiles(files: Readonly<Record<string, string>>, luaMarker: string) {
+  const sections: Record<'files' | 'certificateLists', Record<string, { template: string }>> = {
+    files: { 'x.lua': { template: luaMarkerScript(luaMarker) } },
+    certificateLists: {},
+  };
+  for (const [path, content] of Object.entries(files)) {
+    const [dir, name = ''] = path.split('/');
+    const section = dir === 'ssl' ? sections.certificateLists : sections.files;
+    section[name] = { template: content };
+  }
+  return sections;
+}
+
+/** The installed spec with the attack's lines in the template and its files beside it. */
+function attackSpec(
+  attack: Pick<ConfigAttack, 'global' | 'frontend' | 'files'>,
+  luaMarker: string,
+): { readonly spec: TemplateSpec; readonly firstAddedLine: number } {
+  const { text, firstAddedLine } = withLines(
+    installed.haproxyConfig.template,
+    attack.global ?? [],
+    attack.frontend ?? [],
+  );
+  const files = templateFiles(attack.files ?? {}, luaMarker);
+  const certificateLists = {
+    ...(installed.certificateLists as Record<string, unknown>),
+    ...files.certificateLists,
+  };
+  return {
+    spec: { ...installed, haproxyConfig: { template: text }, files: files.files, certificateLists },
+    firstAddedLine,
+  };
+}
+
+async function getJson<T>(args: readonly string[]): Promise<T> {
+  const result = await kubectl([...args, '-n', site.namespace, '-o', 'json']);
+  if (result.exitCode !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout) as T;
+}
+
+interface Ready {
+  readonly status: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly observedGeneration: number;
+}
+
+async function readyCondition(): Promise<Ready> {
+  const object = await getJson<{ status?: { conditions?: Ready[] } }>([
+    'get',
+    'haproxytemplateconfig',
+    'haptic',
+  ]);
+  const [ready] = object.status?.conditions ?? [];
+  if (ready === undefined) throw new Error('no condition yet');
+  return ready;
+}
+
+/** Replaces the whole spec; the new generation. */
+async function putSpec(spec: TemplateSpec): Promise<number> {
+  const patch = [{ op: 'replace', path: '/spec', value: spec }];
+  const result = await kubectl([
+    ...['patch', 'haproxytemplateconfig', 'haptic', '-n', site.namespace],
+    ...['--type=json', '-p', JSON.stringify(patch), '-o', 'jsonpath={.metadata.generation}'],
+  ]);
+  if (result.exitCode !== 0) throw new Error(result.stderr);
+  return Number(result.stdout);
+}
+
+/** The Ready condition once the controller has reconciled `generation`. */
+function conditionOf(generation: number): Promise<Ready> {
+  return eventually(
+    `the condition of generation ${String(generation)}`,
+    readyCondition,
+    (ready) => ready.observedGeneration === generation,
+  );
+}
+
+/** Messages of the namespace's Events with `reason` (about `name`, when given). */
+async function eventMessages(reason: string, name?: string): Promise<string[]> {
+  const selector = `reason=${reason}${name === undefined ? '' : `,involvedObject.name=${name}`}`;
+  const list = await getJson<{ items: { message?: string }[] }>([
+    ...['get', 'events', '--field-selector', selector],
+  ]);
+  return list.items.map((item) => item.message ?? '');
+}
+
+/** What each agent runs and how often its HAProxy reloaded, asked as the controller asks. */
+async function agentStates(): Promise<string[]> {
+  return Promise.all(
+    site.replicas.map(async (replica) => {
+      const answer = await rawRequest({
+        host: replica.address,
+        port: replica.agentPort,
+        ...controllerIdentity,
+      });
+      const state = answer.body as AgentStateBody;
+      const reloads = state.haproxy.reachable ? state.haproxy.master.reloads : -1;
+      return `${replica.name} ${state.configDigest ?? 'none'} reloads=${String(reloads)}`;
+    }),
+  );
+}
+
+/** Waits until the agents report `states` again (the controller's sync restores them). */
+function agentsRunning(states: readonly string[]): Promise<string[]> {
+  const digests = (list: readonly string[]) => list.map((state) => state.split(' ', 2).join(' '));
+  return eventually(
+    'the agents back on the configuration',
+    agentStates,
+    (now) => digests(now).join() === digests(states).join(),
+  );
+}
+
+const canary = 'canary.example.com';
+const alphaPaths = {
+  paths: [
+    {
+      path: '/',
+      pathType: 'Prefix',
+      backend: { service: { name: 'alpha', port: { number: 80 } } },
+    },
+  ],
+};
+const canaryServed = ['200 alpha /', '200 alpha /'];
+
+/** The secret is nowhere in `text` (found in `where`). */
+function expectNoSecret(text: string, where = 'the message'): void {
+  expect(text, where).not.toContain('TOPSECRET');
+  expect(text, where).not.toContain('hunter2');
+}
+
+beforeAll(async () => {
+  material = await servingMaterial();
+  webhookPort = await freePort();
+  const certDir = join(root, 'webhook-tls');
+  mkdirSync(certDir);
+  writeFileSync(join(certDir, 'tls.crt'), material.certPem);
+  writeFileSync(join(certDir, 'tls.key'), material.keyPem);
+  site = await LocalSite.start('sec-doors', 1, [
+    `--webhook-cert-dir=${certDir}`,
+    `--webhook-listen=127.0.0.1:${String(webhookPort)}`,
+  ]);
+  await site.addBackend('alpha');
+  await site.apply(site.ingress('canary', [{ host: canary, http: alphaPaths }]));
+  await eventually(
+    'the canary served',
+    () => site.everywhere(canary, '/', ['http']),
+    (answers) => answers.join() === canaryServed.join(),
+  );
+  installed = (await getJson<{ spec: TemplateSpec }>(['get', 'haproxytemplateconfig', 'haptic']))
+    .spec;
+  const controller = site.controllers[0];
+  if (controller === undefined) throw new Error('no controller');
+  const tls = controller.pod.volumeDir('agent-tls');
+  controllerIdentity = {
+    cert: readFileSync(join(tls, 'tls.crt')),
+    key: readFileSync(join(tls, 'tls.key')),
+    ca: readFileSync(join(tls, 'ca.crt')),
+  };
+}, 180_000);
+
+afterAll(async () => {
+  await site.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the HAProxyTemplateConfig door', () => {
+  it('the same lines in the delivered configuration run the Lua under plain haproxy -c (control)', async () => {
+    const replica = site.replicas[0];
+    if (replica === undefined) throw new Error('no replica');
+    const delivered = readFileSync(
+      join(replica.pod.volumeDir('haproxy-config'), 'haproxy.cfg'),
+      'utf8',
+    );
+    for (const attack of luaAttacks) {
+      const dir = join(root, `control-template-${slug(attack.name)}`);
+      cpSync(replica.pod.volumeDir('haproxy-config'), dir, { recursive: true });
+      const { text, firstAddedLine } = withLines(
+        delivered,
+        attack.global ?? [],
+        attack.frontend ?? [],
+      );
+      // The template's lines before any Liquid tag are the rendered configuration's lines.
+      expect(firstAddedLine).toBe(attackSpec(attack, '').firstAddedLine);
+      writeFileSync(join(dir, 'haproxy.cfg'), text);
+      mkdirSync(join(dir, 'files'), { recursive: true });
+      writeFileSync(join(dir, 'files/x.lua'), luaMarkerScript(marker('control-b', attack.name)));
+      chmodSync(dir, 0o755);
+      await plainHaproxyCheck(dir);
+      expect(ran('control-b', attack.name), attack.name).toBe(true);
+    }
+  });
+
+  it.each(attacks)(
+    '$name: Ready=False LintFailed with keyword and line, an Event, nothing delivered or run',
+    async (attack) => {
+      const before = await agentStates();
+      const { spec, firstAddedLine } = attackSpec(attack, marker('b', attack.name));
+      const ready = await conditionOf(await putSpec(spec));
+      const refusal = refusalText(attack, firstAddedLine);
+      expect(ready).toMatchObject({ status: 'False', reason: 'LintFailed' });
+      expect(ready.message).toContain(refusal);
+      expectNoSecret(ready.message);
+      const events = await eventually(
+        'a LintFailed Event',
+        () => eventMessages('LintFailed', 'haptic'),
+        (messages) => messages.some((message) => message.includes(refusal)),
+      );
+      expectNoSecret(events.join('\n'));
+      expect(await agentStates()).toEqual(before);
+      expect(await site.everywhere(canary, '/', ['http'])).toEqual(canaryServed);
+      expect(ran('b', attack.name)).toBe(false);
+    },
+  );
+
+  it('a secret in a pattern file HAProxy reads: CheckFailed with the reduced line only', async () => {
+    const before = await agentStates();
+    const { spec, firstAddedLine } = attackSpec(inDirectorySecret, marker('b', 'in-dir'));
+    const ready = await conditionOf(await putSpec(spec));
+    expect(ready).toMatchObject({ status: 'False', reason: 'CheckFailed' });
+    expect(ready.message).toContain(invalidAcl(firstAddedLine));
+    expectNoSecret(ready.message);
+    expectNoSecret((await eventMessages('CheckFailed', 'haptic')).join('\n'));
+    expect(await agentStates()).toEqual(before);
+  });
+
+  it('resumes with the installed template', async () => {
+    const ready = await conditionOf(await putSpec(installed));
+    expect(ready).toMatchObject({ status: 'True', reason: 'Delivered' });
+    expect(await site.everywhere(canary, '/', ['http'])).toEqual(canaryServed);
+  });
+});
+
+describe('the Ingress door: an annotation the template places on a line of its own', () => {
+  /** One annotation line per section; an Ingress without it renders an empty line. */
+  const placed = (key: string): string =>
+    `{% for ingress in ingresses %}{% if ingress.annotations.${key} %}{{ ingress.annotations.${key} }}{% endif %}{% endfor %}`;
+  const placeable = attacks.filter(
+    (attack) =>
+      attack.files === undefined &&
+      (attack.global ?? []).length + (attack.frontend ?? []).length === 1,
+  );
+  const lines = { global: 0, frontend: 0 };
+
+  beforeAll(async () => {
+    const global = withLines(installed.haproxyConfig.template, [placed('global')], []);
+    const frontend = withLines(global.text, [], [placed('frontend')]);
+    lines.global = global.firstAddedLine;
+    lines.frontend = frontend.firstAddedLine;
+    const spec = {
+      ...installed,
+      haproxyConfig: { template: frontend.text },
+      files: templateFiles({}, marker('c', 'ingress')).files,
+    };
+    const ready = await conditionOf(await putSpec(spec));
+    expect(ready).toMatchObject({ status: 'True', reason: 'Delivered' });
+  });
+
+  it('places a harmless annotation where the template says (control)', async () => {
+    const name = 'harmless';
+    const baseline = await readyCondition();
+    await site.apply({
+      ...site.ingress(name, [{ host: `${name}.example.com`, http: alphaPaths }]),
+      metadata: {
+        name,
+        namespace: site.namespace,
+        annotations: { 'haproxy-haptic.org/frontend': '  http-request set-header X-Placed yes' },
+      },
+    });
+    const replica = site.replicas[0];
+    if (replica === undefined) throw new Error('no replica');
+    const config = join(replica.pod.volumeDir('haproxy-config'), 'haproxy.cfg');
+    const lineOf = (): string | undefined =>
+      readFileSync(config, 'utf8').split('\n')[lines.frontend - 1];
+    // Ready names the digest the agents run: another one with the Ingress, the same after.
+    await eventually(
+      'delivered with it',
+      readyCondition,
+      (condition) => condition.status === 'True' && condition.message !== baseline.message,
+    );
+    expect(lineOf()).toBe('  http-request set-header X-Placed yes');
+    expect((await kubectl(['delete', 'ingress', name, '-n', site.namespace])).exitCode).toBe(0);
+    await eventually(
+      'delivered without it',
+      readyCondition,
+      (condition) => condition.status === 'True' && condition.message === baseline.message,
+    );
+    expect(lineOf()).toBe('');
+  });
+
+  it.each(placeable)(
+    '$name: the Ingress is left out with an Event, nothing delivered or run, the rest served',
+    async (attack) => {
+      const key = (attack.global ?? []).length > 0 ? 'global' : 'frontend';
+      const value = [...(attack.global ?? []), ...(attack.frontend ?? [])].join('');
+      const name = slug(attack.name).slice(0, 50);
+      const annotation = `haproxy-haptic.org/${key}`;
+      // The routing model refuses values with bytes outside a short list; the rest reach the
+      // template and the lint.
+      const excluded = isProblem(templateAnnotations({ [annotation]: value }, name));
+      if (attack.name.startsWith('§1')) expect(excluded).toBe(true);
+      const host = `${name}.example.com`;
+      const before = await agentStates();
+      const baseline = await readyCondition();
+      await site.apply({
+        ...site.ingress(name, [{ host, http: alphaPaths }]),
+        metadata: { name, namespace: site.namespace, annotations: { [annotation]: value } },
+      });
+      try {
+        if (excluded) {
+          const events = await eventually(
+            'an IngressExcluded Event',
+            () => eventMessages('IngressExcluded', name),
+            (messages) => messages.some((message) => message.includes(annotation)),
+          );
+          expectNoSecret(events.join('\n'));
+          expect(await readyCondition()).toEqual(baseline);
+        } else {
+          // The lint refuses the line the annotation made: that Ingress is left out with the
+          // lint's reason, and the others keep being served (one tenant never freezes all).
+          const events = await eventually(
+            'an IngressExcluded Event from the lint',
+            () => eventMessages('IngressExcluded', name),
+            (messages) => messages.some((message) => message.includes('the allow-list lint')),
+          );
+          const refusal = refusalText(attack, key === 'global' ? lines.global : lines.frontend);
+          expect(events.join('\n')).toContain(refusal.slice(refusal.indexOf('"')));
+          expect(events.join('\n')).toContain(annotation);
+          expectNoSecret(events.join('\n'));
+          expect(await readyCondition()).toEqual(baseline);
+        }
+        expect(await agentStates()).toEqual(before);
+        expect(await site.everywhere(host, '/', ['http'])).toEqual(
+          Array(2).fill('404 404 no Ingress matches this host and path'),
+        );
+        expect(await site.everywhere(canary, '/', ['http'])).toEqual(canaryServed);
+        expect(ran('c', 'ingress')).toBe(false);
+      } finally {
+        await kubectl(['delete', 'ingress', name, '-n', site.namespace]);
+        await eventually(
+          'served as before the Ingress',
+          readyCondition,
+          (condition) => condition.status === 'True' && condition.message === baseline.message,
+        );
+      }
+    },
+  );
+
+  afterAll(async () => {
+    await conditionOf(await putSpec(installed));
+  });
+});
+
+describe('the webhook door: unauthenticated reviews', () => {
+  const templateConfigKind = {
+    group: 'haproxy-haptic.org',
+    version: 'v1alpha1',
+    kind: 'HAProxyTemplateConfig',
+  };
+  const review = (uid: string, name: string, spec: TemplateSpec) =>
+    postUnauthenticatedReview(
+      { host: '127.0.0.1', port: webhookPort, caPem: material.caPem },
+      admissionReview(uid, templateConfigKind, 'haproxytemplateconfigs', {
+        apiVersion: 'haproxy-haptic.org/v1alpha1',
+        kind: 'HAProxyTemplateConfig',
+        metadata: { name, namespace: site.namespace },
+        spec,
+      }),
+    );
+
+  it('denies the unparsable template the foreign reviews carry under the configured name (control)', async () => {
+    const unparsable = {
+      ...installed,
+      haproxyConfig: { template: `${installed.haproxyConfig.template}{% no_such_tag %}\n` },
+    };
+    const answer = await review('unparsable', 'haptic', unparsable);
+    expect(answer).toMatchObject({ allowed: false, status: { code: 403 } });
+    expect(answer.status?.message).toContain('does not parse');
+  });
+
+  it.each(attacks)(
+    '$name: denied with keyword and line for the configured name, allowed unread for a foreign one',
+    async (attack) => {
+      const { spec, firstAddedLine } = attackSpec(attack, marker('d', attack.name));
+      const uid = slug(attack.name);
+      const answer = await review(uid, 'haptic', spec);
+      expect(answer).toMatchObject({ uid, allowed: false, status: { code: 403 } });
+      expect(answer.status?.message).toContain(refusalText(attack, firstAddedLine));
+      expectNoSecret(answer.status?.message ?? '');
+      // A tag Liquid cannot parse: had the foreign object been rendered, it would be denied.
+      const unparsable = {
+        ...spec,
+        haproxyConfig: { template: `${spec.haproxyConfig.template}{% no_such_tag %}\n` },
+      };
+      expect(await review(`${uid}-foreign`, 'foreign', unparsable)).toEqual({
+        uid: `${uid}-foreign`,
+        allowed: true,
+      });
+      expect(ran('d', attack.name)).toBe(false);
+    },
+  );
+
+  it('a secret in a pattern file HAProxy reads: denied with the reduced line only', async () => {
+    const { spec, firstAddedLine } = attackSpec(inDirectorySecret, marker('d', 'in-dir'));
+    const answer = await review('in-dir', 'haptic', spec);
+    expect(answer).toMatchObject({ allowed: false, status: { code: 403 } });
+    expect(answer.status?.message).toContain(invalidAcl(firstAddedLine));
+    expectNoSecret(answer.status?.message ?? '');
+  });
+});
+
+describe("the agent door: /v1/apply with the controller's client certificate", () => {
+  /** The corpus configuration with the attack, its files and the Lua payload, as an apply. */
+  function bundle(attack: Pick<ConfigAttack, 'global' | 'frontend' | 'files'>, luaMarker: string) {
+    const { config, firstAddedLine } = corpusConfig(attack);
+    const files = [
+      { path: 'haproxy.cfg', content: Buffer.from(config) },
+      { path: 'files/x.lua', content: Buffer.from(luaMarkerScript(luaMarker)) },
+      ...Object.entries(attack.files ?? {}).map(([path, content]) => ({
+        path,
+        content: Buffer.from(content),
+      })),
+    ];
+    return { files, firstAddedLine };
+  }
+
+  async function apply(files: ReturnType<typeof bundle>['files']) {
+    const replica = site.replicas[0];
+    if (replica === undefined) throw new Error('no replica');
+    const body = encodeApply(files).body.toString();
+    const answer = await rawRequest({
+      host: replica.address,
+      port: replica.agentPort,
+      path: '/v1/apply',
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      },
+      body,
+      ...controllerIdentity,
+    });
+    return {
+      status: answer.status,
+      error: (answer.body as { error?: Record<string, string> }).error ?? {},
+    };
+  }
+
+  it('the same files run the Lua under plain haproxy -c (control)', async () => {
+    for (const attack of luaAttacks) {
+      const dir = join(root, `control-agent-${slug(attack.name)}`);
+      for (const file of bundle(attack, marker('control-e', attack.name)).files) {
+        mkdirSync(dirname(join(dir, file.path)), { recursive: true });
+        writeFileSync(join(dir, file.path), file.content);
+      }
+      await plainHaproxyCheck(dir);
+      expect(ran('control-e', attack.name), attack.name).toBe(true);
+    }
+  });
+
+  it.each(attacks)(
+    '$name: 422 ConfigForbidden with keyword and line, HAProxy not reloaded, nothing ran',
+    async (attack) => {
+      const before = await agentStates();
+      const { files, firstAddedLine } = bundle(attack, marker('e', attack.name));
+      const answer = await apply(files);
+      try {
+        expect(answer).toMatchObject({ status: 422, error: { reason: 'ConfigForbidden' } });
+        expect(answer.error.message).toContain(refusalText(attack, firstAddedLine));
+        expectNoSecret(JSON.stringify(answer));
+        expect(await agentStates()).toEqual(before);
+        expect(await site.everywhere(canary, '/', ['http'])).toEqual(canaryServed);
+        expect(ran('e', attack.name)).toBe(false);
+      } finally {
+        // Were it accepted, the controller's sync puts the agent back on its configuration.
+        if (answer.status === 200) await agentsRunning(before);
+      }
+    },
+  );
+
+  it("a secret in a pattern file HAProxy reads: 422 ConfigRejected with the reduced line only, HAProxy's log without it", async () => {
+    const replica = site.replicas[0];
+    if (replica === undefined) throw new Error('no replica');
+    const before = await agentStates();
+    const { files, firstAddedLine } = bundle(inDirectorySecret, marker('e', 'in-dir'));
+    const answer = await apply(files);
+    expect(answer).toMatchObject({ status: 422, error: { reason: 'ConfigRejected' } });
+    expect(answer.error.haproxyMessage).toContain(invalidAcl(firstAddedLine));
+    expectNoSecret(JSON.stringify(answer));
+    // The agent's sandbox rejects it before the serving HAProxy parses it: no reload, and
+    // nothing of the file in the serving HAProxy's own log.
+    expect(await agentStates()).toEqual(before);
+    const haproxyLog = replica.pod.logFile('haproxy');
+    expectNoSecret(readFileSync(haproxyLog, 'utf8'), haproxyLog);
+  });
+});
+
+describe('afterwards', () => {
+  it('no payload ran anywhere: the only markers are the controls', () => {
+    const written = readdirSync(markers);
+    expect(written.filter((name) => !name.startsWith('control-'))).toEqual([]);
+    expect(written.length).toBe(2 * luaAttacks.length);
+  });
+
+  it('no Event, status or log of the release carries the secret', async () => {
+    const events = await kubectl(['get', 'events', '-n', site.namespace, '-o', 'json']);
+    expectNoSecret(events.stdout);
+    const config = await kubectl([
+      ...['get', 'haproxytemplateconfig', 'haptic', '-n', site.namespace],
+      ...['-o', 'jsonpath={.status}'],
+    ]);
+    expectNoSecret(config.stdout);
+    const logs = readdirSync(site.dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.log'))
+      .map((entry) => join(entry.parentPath, entry.name));
+    expect(logs.length).toBeGreaterThan(0);
+    for (const log of logs) expectNoSecret(readFileSync(log, 'utf8'), log);
+  });
+});
