@@ -31,13 +31,16 @@ test-unit: setup
 
 # Integration tests run under the egress guard: the run fails if anything it started sent a
 # packet off this machine (dev/egress-guard.ts). The image is built first: its build reaches
-# the package registries, which the guard forbids.
+# the package registries, which the guard forbids. Both projects start a node (one per
+# machine), so they run one after the other.
 test-integration: build image
 	node dev/egress-guard.ts -- vitest run --project integration
+	node dev/egress-guard.ts -- vitest run --project node
 
-## All set-up, then lint, typecheck, unit and integration tests (under the egress guard).
+## All set-up, then lint, typecheck, the image, unit and integration tests (under the egress guard).
 test: build lint typecheck image
-	node dev/egress-guard.ts -- vitest run
+	node dev/egress-guard.ts -- vitest run --project unit --project integration
+	node dev/egress-guard.ts -- vitest run --project node
 
 ## The product's image without Docker: .image/haptic-<appVersion>.oci.tar (OCI archive, named
 ## localhost/haptic:<appVersion>), reproducible from the same inputs (image/README.md).
@@ -45,27 +48,20 @@ test: build lint typecheck image
 image: setup
 	image/build.sh
 
-## The main job: control plane, helm install, controller + two agent/HAProxy pairs, a sample
-## backend and Ingress with TLS, answers through both replicas. Ctrl-C stops everything.
-demo: build
+## The main job, on the real node: helm install with the local image and a registered webhook,
+## a sample backend Deployment + Service + TLS Ingress, answers through both HAProxy Pods.
+## Ctrl-C stops everything.
+demo: build image
 	node dev/demo.ts
 
-## The local control plane (etcd + kube-apiserver + hook-Job runner), left running.
-cluster-up: build
+## A real single-node cluster (etcd, kube-apiserver, controllers, scheduler, containerd, kubelet,
+## kube-proxy) in its own network namespace with the product image imported, left running;
+## make cluster-down stops it and removes everything it created (dev/lib/local-node.ts).
+cluster-up: build image
 	node dev/cluster-up.ts
 
 cluster-down:
 	node dev/cluster-down.ts
 
 clean:
-	rm -rf dist .cluster .demo .image
-
-## A real single-node cluster (etcd, kube-apiserver, controllers, scheduler, containerd, kubelet,
-## kube-proxy) in its own network namespace, left running; make node-down stops it and removes
-## everything it created (dev/lib/node/start-node.ts).
-.PHONY: node-up node-down
-node-up: setup
-	node dev/node-up.ts
-
-node-down:
-	node dev/node-down.ts
+	rm -rf dist .demo .image

@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.tools/', '.cluster/', 'tools/'] },
+  { ignores: ['node_modules/', 'dist/', '.tools/', '.demo/', '.image/', 'tools/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,7 +1,8 @@
 /**
- * Time from an Ingress change to both HAProxy replicas serving it: a local control plane,
- * `helm install` of the chart, two haptic-haproxy replicas and one controller run as the
- * chart's Deployments say (dev/local-pods), two backends; then the Ingress is switched between
+ * Time from an Ingress change to both HAProxy replicas serving it: the real node
+ * (dev/lib/local-node.ts), `helm install` of the chart, two haptic-haproxy replicas and one
+ * controller run locally as the chart's Deployments say (dev/local-pods; the Deployments' own
+ * Pods stay Pending: their nodeSelector matches no node), two backends; then the Ingress is switched between
  * the backends `changes` times and both replicas are polled every 10 ms until they answer from
  * the new backend. Measured from the start of the API write (the PUT through the client).
  *
@@ -20,7 +21,7 @@ import {
   type V1Ingress,
 } from '@kubernetes/client-node';
 import { execa } from 'execa';
-import { startLocalCluster } from '../dev/lib/local-cluster.ts';
+import { startLocalNode } from '../dev/lib/local-node.ts';
 import { startNetnsHost } from '../dev/lib/netns-host.ts';
 import { projectRoot, toolPath } from '../dev/lib/tools.ts';
 import {
@@ -31,17 +32,21 @@ import {
 
 const changes = Number(process.argv[2] ?? 20);
 const dir = mkdtempSync(join(tmpdir(), 'bench-propagation-'));
-const cluster = await startLocalCluster(join(dir, 'cluster'));
+const cluster = await startLocalNode(join(dir, 'cluster'));
 const stops: (() => Promise<unknown>)[] = [() => cluster.stop()];
 try {
-  const env = { KUBECONFIG: cluster.controlPlane.kubeconfigPath };
+  const env = { KUBECONFIG: cluster.kubeconfigPath };
   await execa(
     toolPath('helm'),
-    ['install', 'haptic', join(projectRoot, 'chart'), '-n', 'haptic', '--create-namespace'],
+    [
+      ...['install', 'haptic', join(projectRoot, 'chart'), '-n', 'haptic', '--create-namespace'],
+      ...['--set', 'controller.nodeSelector.haptic-test=local-pods'],
+      ...['--set', 'haproxy.nodeSelector.haptic-test=local-pods'],
+    ],
     { env },
   );
   const kc = new KubeConfig();
-  kc.loadFromFile(cluster.controlPlane.kubeconfigPath);
+  kc.loadFromFile(cluster.kubeconfigPath);
   const pods = { kubeConfig: kc, namespace: 'haptic', dir: join(dir, 'pods') };
   const replicas: HAProxyReplica[] = [];
   for (const [i, address] of ['127.0.0.2', '127.0.0.3'].entries()) {

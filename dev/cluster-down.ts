@@ -1,30 +1,39 @@
-// make cluster-down: stops what make cluster-up started; leaves no process behind.
+// make cluster-down: stops the node make cluster-up started (its keeper takes every part down and
+// removes what the node created on the machine); with no keeper left, removes whatever a
+// killed node left behind.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { killGroup } from './lib/supervised-process.ts';
-import { projectRoot } from './lib/tools.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cleanNodeHost, keeperPidFile as pidFile, nodeRunning } from './lib/node/node-host.ts';
 
-const pidFile = join(projectRoot, '.cluster', 'pids');
-if (!existsSync(pidFile)) {
-  process.stdout.write('no local cluster is running\n');
-  process.exit(0);
-}
-const pids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number).reverse();
-for (const pid of pids) killGroup(pid, 'SIGTERM');
-const deadline = Date.now() + 15_000;
-while (pids.some(isRunning) && Date.now() < deadline) {
-  await new Promise((resolve) => setTimeout(resolve, 100));
-}
-for (const pid of pids) killGroup(pid, 'SIGKILL');
-rmSync(pidFile);
-process.stdout.write('local cluster stopped\n');
-
-/** Alive and not a zombie (an exited child nobody has reaped yet holds no resources). */
-function isRunning(pid: number): boolean {
+const keeper = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : undefined;
+/** Alive and still the keeper (a PID in a stale file may belong to anything by now). */
+const alive = (pid: number): boolean => {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    return readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').includes('node-keeper.ts');
   } catch {
     return false;
   }
+};
+const started = performance.now();
+const running = keeper !== undefined && alive(keeper);
+if (running) {
+  process.kill(keeper, 'SIGTERM');
+  const deadline = Date.now() + 20_000;
+  while (alive(keeper) && Date.now() < deadline) await sleep(100);
+  if (alive(keeper)) process.kill(keeper, 'SIGKILL');
 }
+rmSync(pidFile, { force: true });
+// A killed keeper's holder is still cleaning up; give it the time its watchdog gives it.
+const deadline = Date.now() + 10_000;
+while (running && nodeRunning() && Date.now() < deadline) await sleep(100);
+// After the keeper, or without one: nothing of a node may remain.
+const cleaned = cleanNodeHost();
+if (!cleaned.ok) {
+  process.stderr.write(`${cleaned.message}\n`);
+  process.exit(1);
+}
+process.stdout.write(
+  running
+    ? `node stopped in ${((performance.now() - started) / 1000).toFixed(1)} s\n`
+    : 'no node was running; anything a killed one left behind is gone\n',
+);

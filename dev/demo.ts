@@ -1,27 +1,27 @@
-// make demo: the local control plane, `helm install` of the chart (hooks run by the Job
-// runner), the chart's haptic-haproxy and haptic-controller Deployments run as local processes
-// on loopback, a sample backend behind a Service + EndpointSlice and an Ingress with TLS; then
-// the HTTP and HTTPS answers through both HAProxy replicas. Ctrl-C stops everything.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// make demo: the chart as a user runs it, on the real node (dev/lib/local-node.ts): the product
+// image imported, a webhook serving certificate in a Secret, `helm install` (hooks run as Jobs),
+// both Deployments rolled out, a sample backend Deployment + Service + TLS Ingress; then the
+// webhook's denial of a bad Ingress, the HTTP and HTTPS answers through both HAProxy Pods and
+// `kubectl get pods`. Ctrl-C stops everything.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeConfig } from '@kubernetes/client-node';
 import { execa } from 'execa';
-import { startLocalCluster } from './lib/local-cluster.ts';
-import { startNetnsHost } from './lib/netns-host.ts';
+import { startLocalNode } from './lib/local-node.ts';
 import { projectRoot, toolPath } from './lib/tools.ts';
-import { controllerReplica, startHAProxyReplica } from './local-pods/release-pods.ts';
 
 const namespace = 'haptic';
 const host = 'demo.localdev.me';
+const webhookService = `haptic-webhook.${namespace}.svc`;
 const dir = join(projectRoot, '.demo');
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const say = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
+const seconds = (from: number): string => `${((performance.now() - from) / 1000).toFixed(1)} s`;
 const started = performance.now();
 const stops: (() => Promise<unknown>)[] = [];
 let stopping = false;
@@ -36,86 +36,152 @@ const stopAll = async (code: number): Promise<never> => {
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
-try {
-  const cluster = await startLocalCluster(join(dir, 'cluster'));
-  stops.push(() => cluster.stop());
-  const kubeconfig = cluster.controlPlane.kubeconfigPath;
-  const env = { KUBECONFIG: kubeconfig };
-  const kubectl = (args: readonly string[], input?: string) =>
-    execa(toolPath('kubectl'), args, { env, ...(input === undefined ? {} : { input }) });
-  say(`control plane up at ${cluster.controlPlane.server}`);
-
-  await execa(
-    toolPath('helm'),
-    ['install', 'haptic', join(projectRoot, 'chart'), '-n', namespace, '--create-namespace'],
-    { env, stdout: 'inherit', stderr: 'inherit' },
+/** A CA and a serving certificate for `name` signed by it (openssl), in `certDir`. */
+async function webhookCertificate(certDir: string, name: string): Promise<void> {
+  mkdirSync(certDir, { recursive: true });
+  const file = (base: string): string => join(certDir, base);
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  await execa('openssl', [
+    ...['req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.crt')],
+    ...['-days', '7', '-subj', '/CN=haptic demo webhook CA'],
+  ]);
+  await execa('openssl', [
+    ...['req', ...ec, '-keyout', file('tls.key'), '-out', file('tls.csr'), '-subj', `/CN=${name}`],
+  ]);
+  writeFileSync(
+    file('extensions.cnf'),
+    `subjectAltName=DNS:${name}\nextendedKeyUsage=serverAuth\n`,
   );
-  say('helm install done: CRD, pre-rollout and agent-certificate hooks ran through the Job runner');
+  await execa('openssl', [
+    ...['x509', '-req', '-in', file('tls.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key')],
+    ...['-CAcreateserial', '-days', '7', '-out', file('tls.crt')],
+    ...['-extfile', file('extensions.cnf')],
+  ]);
+}
 
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  const pods = {
-    kubeConfig: kc,
-    namespace,
-    dir: join(dir, 'pods'),
-    hapticCommand: [process.execPath, join(projectRoot, 'dist/cli/main.js')],
-  };
-  const replicas = [];
-  for (const [i, address] of ['127.0.0.2', '127.0.0.3'].entries()) {
-    const replica = await startHAProxyReplica(pods, `haptic-haproxy-${i}`, address);
-    stops.push(() => replica.pod.stop());
-    replicas.push(replica);
-    say(
-      `haptic-haproxy-${i}: agent on ${address}:${replica.agentPort}, HAProxy on ${address}:8080/8443`,
-    );
-  }
-  for (const [i, address] of ['127.0.0.11', '127.0.0.12'].entries()) {
-    const controller = await controllerReplica(pods, `haptic-controller-${i}`, address, {
-      agents: replicas,
-    });
-    stops.push(() => controller.pod.stop());
-    await controller.start();
-    say(`haptic-controller-${i}: health ${address}:8080, metrics ${address}:9090`);
-  }
-
-  // The sample backend runs on a test host of its own (a network namespace), so its address
-  // is an ordinary IPv4 endpoint, as a Pod's would be.
-  const backend = await startNetnsHost({
-    body: 'hello from the demo backend',
-    logFile: join(dir, 'backend.log'),
-  });
-  stops.push(() => backend.stop());
-  const { address: backendAddress, port: backendPort } = backend;
-  const certDir = mkdtempSync(join(dir, 'cert-'));
+/** A self-signed certificate for the demo host, in `certDir`. */
+async function hostCertificate(certDir: string): Promise<void> {
+  mkdirSync(certDir, { recursive: true });
   await execa('openssl', [
     ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'],
     ...['-keyout', join(certDir, 'tls.key'), '-out', join(certDir, 'tls.crt'), '-days', '7'],
     ...['-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`],
   ]);
+}
+
+function fetchVia(address: string, scheme: 'http' | 'https'): Promise<string> {
+  return new Promise((resolve) => {
+    const options = {
+      host: address,
+      port: scheme === 'http' ? 8080 : 8443,
+      path: '/',
+      headers: { host },
+      agent: false as const,
+      timeout: 3_000,
+    };
+    const done = (response: IncomingMessage): void => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        resolve(`${response.statusCode ?? 0} ${Buffer.concat(chunks).toString().trim()}`);
+      });
+    };
+    const call =
+      scheme === 'http'
+        ? httpRequest(options, done)
+        : httpsRequest({ ...options, servername: host, rejectUnauthorized: false }, done);
+    call.on('error', (error) => {
+      resolve(`error ${error.message}`);
+    });
+    call.on('timeout', () => call.destroy(new Error('timeout')));
+    call.end();
+  });
+}
+
+const ingressRule = (path: string): Record<string, unknown> => ({
+  host,
+  http: {
+    paths: [
+      { path, pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } },
+    ],
+  },
+});
+
+try {
+  const local = await startLocalNode(dir);
+  stops.push(() => local.stop());
+  const kubeconfig = local.kubeconfigPath;
+  const env = { KUBECONFIG: kubeconfig };
+  const kubectl = (args: readonly string[], input?: string) =>
+    execa(toolPath('kubectl'), args, { env, ...(input === undefined ? {} : { input }) });
+  say(`node Ready in ${seconds(started)} at ${local.node.server}; ${local.image} imported`);
+
+  const webhookDir = join(dir, 'webhook-tls');
+  await webhookCertificate(webhookDir, webhookService);
+  await kubectl(['create', 'namespace', namespace]);
+  await kubectl([
+    ...['create', 'secret', 'tls', 'haptic-webhook-tls', '-n', namespace],
+    `--cert=${join(webhookDir, 'tls.crt')}`,
+    `--key=${join(webhookDir, 'tls.key')}`,
+  ]);
+  const caBundle = readFileSync(join(webhookDir, 'ca.crt')).toString('base64');
+  const installed = performance.now();
+  await execa(
+    toolPath('helm'),
+    [
+      ...['install', 'haptic', join(projectRoot, 'chart'), '-n', namespace],
+      ...['--set', 'controller.webhook.secretName=haptic-webhook-tls'],
+      ...['--set', `controller.webhook.caBundle=${caBundle}`],
+      ...local.haproxyImageValues,
+    ],
+    { env, stdout: 'inherit', stderr: 'inherit' },
+  );
+  for (const deployment of ['haptic-controller', 'haptic-haproxy']) {
+    await kubectl(['rollout', 'status', `deployment/${deployment}`, '-n', namespace]);
+  }
+  say(`helm install to all Pods Ready: ${seconds(installed)} (hooks ran as Jobs)`);
+
+  const certDir = join(dir, 'demo-tls');
+  await hostCertificate(certDir);
   await kubectl(['create', 'namespace', 'demo']);
   await kubectl([
     ...['create', 'secret', 'tls', 'demo-tls', '-n', 'demo'],
     `--cert=${join(certDir, 'tls.crt')}`,
     `--key=${join(certDir, 'tls.key')}`,
   ]);
+  const labels = { app: 'web' };
   const objects = [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'demo' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            containers: [
+              {
+                name: 'web',
+                image: local.node.images.busybox,
+                imagePullPolicy: 'Never',
+                command: ['sh', '-c'],
+                args: [
+                  'mkdir -p /tmp/www && echo "hello from $(hostname)" > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www',
+                ],
+                ports: [{ name: 'http', containerPort: 8080 }],
+              },
+            ],
+          },
+        },
+      },
+    },
     {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: 'web', namespace: 'demo' },
-      spec: { clusterIP: 'None', ports: [{ name: 'http', port: 80, targetPort: backendPort }] },
-    },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {
-        name: 'web-1',
-        namespace: 'demo',
-        labels: { 'kubernetes.io/service-name': 'web' },
-      },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: backendPort, protocol: 'TCP' }],
-      endpoints: [{ addresses: [backendAddress], conditions: { ready: true } }],
+      spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
     },
     {
       apiVersion: 'networking.k8s.io/v1',
@@ -124,20 +190,7 @@ try {
       spec: {
         ingressClassName: 'haptic',
         tls: [{ hosts: [host], secretName: 'demo-tls' }],
-        rules: [
-          {
-            host,
-            http: {
-              paths: [
-                {
-                  path: '/',
-                  pathType: 'Prefix',
-                  backend: { service: { name: 'web', port: { number: 80 } } },
-                },
-              ],
-            },
-          },
-        ],
+        rules: [ingressRule('/')],
       },
     },
   ];
@@ -145,39 +198,36 @@ try {
     ['apply', '-f', '-'],
     JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
   );
-  say(
-    `backend on ${backendAddress}:${backendPort}; Service demo/web, EndpointSlice, Ingress ${host} with TLS`,
-  );
+  await kubectl(['rollout', 'status', 'deployment/web', '-n', 'demo']);
+  say(`backend Deployment demo/web, Service demo/web, Ingress ${host} with TLS`);
 
-  const fetchVia = (address: string, scheme: 'http' | 'https'): Promise<string> =>
-    new Promise((resolve) => {
-      const options = {
-        host: address,
-        port: scheme === 'http' ? 8080 : 8443,
-        path: '/hello',
-        headers: { host },
-        agent: false as const,
-        timeout: 3_000,
-      };
-      const done = (response: IncomingMessage): void => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          resolve(`${response.statusCode ?? 0} ${Buffer.concat(chunks).toString()}`);
-        });
-      };
-      const call =
-        scheme === 'http'
-          ? httpRequest(options, done)
-          : httpsRequest({ ...options, servername: host, rejectUnauthorized: false }, done);
-      call.on('error', (error) => {
-        resolve(`error ${error.message}`);
-      });
-      call.on('timeout', () => call.destroy(new Error('timeout')));
-      call.end();
+  // The webhook (reached through its Service) denies an Ingress whose path HAProxy cannot take.
+  const bad = {
+    ...objects[2],
+    metadata: { name: 'bad', namespace: 'demo' },
+    spec: { ingressClassName: 'haptic', rules: [ingressRule('/a b')] },
+  };
+  const denied = await execa(toolPath('kubectl'), ['apply', '--dry-run=server', '-f', '-'], {
+    env,
+    input: JSON.stringify(bad),
+    reject: false,
+  });
+  say(`\n$ kubectl apply --dry-run=server -f bad-ingress.yaml   # path "/a b"`);
+  say(denied.stderr || denied.stdout);
+
+  const pods = await kubectl([
+    ...['get', 'pods', '-n', namespace, '-l', 'app.kubernetes.io/component=loadbalancer'],
+    ...['-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.podIP}{"\\n"}{end}'],
+  ]);
+  const replicas = pods.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [name = '', address = ''] = line.split(' ');
+      return { name, address };
     });
   let answers: string[] = [];
-  for (let attempt = 0; attempt < 100; attempt += 1) {
+  for (let attempt = 0; attempt < 150; attempt += 1) {
     answers = [];
     for (const replica of replicas) {
       for (const scheme of ['http', 'https'] as const) {
@@ -191,16 +241,18 @@ try {
   }
   say('');
   for (const answer of answers) say(answer);
+  say('\n$ kubectl get pods -A');
+  say((await kubectl(['get', 'pods', '-A', '-o', 'wide'])).stdout);
   say('');
-  say(`ready in ${((performance.now() - started) / 1000).toFixed(1)} s. Try:`);
+  const [first = { address: '' }] = replicas;
+  say(`ready in ${seconds(started)}. Try:`);
   say(`  export KUBECONFIG=${kubeconfig}`);
-  say(`  curl -H 'Host: ${host}' http://127.0.0.2:8080/`);
-  say(`  curl -k --resolve ${host}:8443:127.0.0.3 https://${host}:8443/`);
-  say('  .tools/bin/kubectl get haproxytemplateconfig -n haptic   # Ready condition');
-  say(`  logs: ${join(dir, 'pods')}/<pod>/<container>.log`);
+  say(`  curl -H 'Host: ${host}' http://${first.address}:8080/`);
+  say(`  curl -k --resolve ${host}:8443:${first.address} https://${host}:8443/`);
+  say('  .tools/bin/kubectl logs -n haptic deploy/haptic-controller');
   say('Ctrl-C stops everything.');
-  if (process.env.HAPTIC_DEMO_EXIT === '1')
-    await stopAll(answers.every((a) => a.includes(': 200 ')) ? 0 : 1);
+  const ok = replicas.length === 2 && answers.every((a) => a.includes(': 200 '));
+  if (process.env.HAPTIC_DEMO_EXIT === '1') await stopAll(ok ? 0 : 1);
   await new Promise(() => undefined);
 } catch (error) {
   process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { embeddedChartDir, readChartMetadata } from '../../src/render/index.ts';
+import { projectRoot } from './tools.ts';
 
 /** The haptic image as the chart's defaults name it. */
 export interface ChartImage {
@@ -38,4 +39,9 @@ export function readChartImage(chartDir: string = embeddedChartDir()): ChartImag
   }
   const tag = image.tag || readChartMetadata(chartDir).appVersion;
   return { repository: image.repository, tag, reference: `${image.repository}:${tag}` };
+}
+
+/** Where `make image` writes the archive of `image` (image/build.sh: `.image/haptic-<tag>.oci.tar`). */
+export function imageArchivePath(image: ChartImage = readChartImage()): string {
+  return join(projectRoot, '.image', `haptic-${image.tag}.oci.tar`);
 }

@@ -2,28 +2,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startLocalCluster } from '../../dev/lib/local-cluster.ts';
+import { startLocalNode } from '../../dev/lib/local-node.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Admin kubeconfig of the run's shared control plane. */
+    /** Admin kubeconfig of the run's shared node. */
     kubeconfig: string;
-    /** JSON lines, one per Job the hook-Job runner ran. */
-    runnerLog: string;
-    /** Per-Job logs: `<jobsDir>/<namespace>/<job>.log`. */
-    jobsDir: string;
+    /** `helm --set` pairs that run HAProxy from the product image on the node. */
+    haproxyImageValues: string[];
   }
 }
 
-/** One control plane and hook-Job runner per integration run; each test uses its own namespace. */
+/**
+ * One real node per integration run (dev/lib/node), with the product image imported: Jobs,
+ * CronJobs, Deployments and Services work as in any cluster; each test uses its own namespace.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = mkdtempSync(join(tmpdir(), 'haptic-it-'));
-  const cluster = await startLocalCluster(dir);
-  project.provide('kubeconfig', cluster.controlPlane.kubeconfigPath);
-  project.provide('runnerLog', cluster.runnerLogPath);
-  project.provide('jobsDir', cluster.jobsDir);
+  const local = await startLocalNode(dir);
+  project.provide('kubeconfig', local.kubeconfigPath);
+  project.provide('haproxyImageValues', [...local.haproxyImageValues]);
   return async () => {
-    await cluster.stop();
+    await local.stop();
     rmSync(dir, { recursive: true, force: true });
   };
 }

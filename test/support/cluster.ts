@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { writeServiceAccountKubeconfig } from '../../dev/lib/kubeconfig.ts';
 import { toolPath } from '../../dev/lib/tools.ts';
 
-/** Admin access to the run's shared control plane. */
+/** Admin access to the run's shared node. */
 export function adminKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(inject('kubeconfig'));
@@ -43,7 +43,7 @@ async function run(
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Runs the pinned kubectl against the shared control plane; never throws on exit codes. */
+/** Runs the pinned kubectl against the shared node; never throws on exit codes. */
 export function kubectl(args: readonly string[], input?: string): Promise<CommandResult> {
   return run(toolPath('kubectl'), args, input);
 }
@@ -55,7 +55,7 @@ export function kubectl(args: readonly string[], input?: string): Promise<Comman
  */
 const clientGoNotice = /^[IW]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] .*$/;
 
-/** Runs the pinned helm (v3 by default) against the shared control plane. */
+/** Runs the pinned helm (v3 by default) against the shared node. */
 export async function helm(
   args: readonly string[],
   binary: 'helm' | 'helm4' = 'helm',
@@ -68,29 +68,61 @@ export async function helm(
   return { ...result, stderr };
 }
 
-export interface RunnerEntry {
+/** `kubectl logs job/<name>`, the guide's way to read a Job's output; throws when it fails. */
+export async function jobLog(namespace: string, name: string): Promise<string> {
+  const result = await kubectl(['logs', `job/${name}`, '-n', namespace]);
+  if (result.exitCode !== 0) throw new Error(`kubectl logs job/${name}: ${result.stderr}`);
+  return result.stdout;
+}
+
+export interface JobOutcome {
   readonly job: string;
-  readonly exitCode: number;
-  readonly message: string;
+  readonly outcome: 'completed' | 'failed';
 }
 
-/** The Jobs the hook-Job runner ran, in order (optionally only one namespace's). */
-export function runnerEntries(namespace?: string): RunnerEntry[] {
-  return readFileSync(inject('runnerLog'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Partial<RunnerEntry>)
-    .flatMap(({ job, exitCode, message }) =>
-      job === undefined || exitCode === undefined || message === undefined
-        ? []
-        : [{ job, exitCode, message }],
-    )
-    .filter((e) => namespace === undefined || e.job.startsWith(`${namespace}/`));
+interface JobEvent {
+  readonly metadata: { readonly name: string };
+  readonly involvedObject: { readonly name: string };
+  readonly reason?: string;
 }
 
-/** stdout and stderr of a Job the runner ran (the stand-in for `kubectl logs job/<name>`). */
-export function jobLog(namespace: string, name: string): string {
-  return readFileSync(join(inject('jobsDir'), namespace, `${name}.log`), 'utf8');
+/** The event's time in nanoseconds: its name is `<object>.<UnixNano in hex>`. */
+function eventTime(event: JobEvent): bigint {
+  return BigInt(`0x${event.metadata.name.split('.').at(-1) ?? '0'}`);
+}
+
+/**
+ * The Jobs of a namespace that completed or failed, in the order they did, from the Job
+ * controller's events (which outlive the Jobs a hook-delete policy removes).
+ */
+export async function jobOutcomes(namespace: string): Promise<JobOutcome[]> {
+  const result = await kubectl([
+    'get',
+    'events',
+    '-n',
+    namespace,
+    '--field-selector',
+    'involvedObject.kind=Job',
+    '-o',
+    'json',
+  ]);
+  if (result.exitCode !== 0) throw new Error(`kubectl get events: ${result.stderr}`);
+  const outcomes: Record<string, JobOutcome['outcome']> = {
+    Completed: 'completed',
+    BackoffLimitExceeded: 'failed',
+    DeadlineExceeded: 'failed',
+  };
+  return (JSON.parse(result.stdout) as { items: JobEvent[] }).items
+    .sort((a, b) => (eventTime(a) < eventTime(b) ? -1 : 1))
+    .flatMap((event) => {
+      const outcome = outcomes[event.reason ?? ''];
+      return outcome === undefined ? [] : [{ job: event.involvedObject.name, outcome }];
+    });
+}
+
+/** `helm --set` pairs that run HAProxy from the product image on the run's node. */
+export function haproxyImageValues(): string[] {
+  return inject('haproxyImageValues');
 }
 
 /** A kubeconfig file that authenticates only with a ServiceAccount token (no admin certificate). */

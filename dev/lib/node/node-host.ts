@@ -25,7 +25,7 @@ import {
 
 /** Machine-wide: one node per machine (its lock, holder PID and containerd socket). */
 export const nodeRunDir = '/run/haptic-node';
-/** The PID of the keeper of the node `make node-up` started (node-keeper.ts). */
+/** The PID of the keeper of the node `make cluster-up` started (node-keeper.ts). */
 export const keeperPidFile = join(nodeRunDir, 'keeper.pid');
 /** The cgroup (in every hierarchy) holding every process of the node. */
 export const nodeCgroup = 'haptic-node';

@@ -1,4 +1,4 @@
-// The owner of a node started by `make node-up`: a detached process that starts the node
+// The owner of a node started by `make cluster-up` (dev/lib/local-node.ts): a detached process that starts the node
 // (every part dies with it), reports on stdout, then keeps it until SIGTERM (make node-down).
 // When a part of the node exits on its own, it logs why and takes the whole node down, so a
 // broken node is never left half running.
@@ -6,7 +6,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keeperPidFile } from './node-host.ts';
-import { startNode } from './start-node.ts';
+import { startLocalNode } from '../local-node.ts';
 
 const [dir] = process.argv.slice(2);
 if (dir === undefined) throw new Error('usage: node-keeper.ts <dir>');
@@ -16,7 +16,7 @@ const log = (line: string): void => {
 
 let node;
 try {
-  node = await startNode({ dir, ownerPid: process.pid });
+  node = await startLocalNode(dir, process.pid);
 } catch (error) {
   process.stdout.write(
     `failed ${JSON.stringify(error instanceof Error ? error.message : String(error))}\n`,
@@ -25,9 +25,9 @@ try {
 }
 const running = node;
 writeFileSync(keeperPidFile, `${String(process.pid)}\n`);
-log(`node ready in ${String(running.timings.nodeReady)} ms`);
+log(`node ready in ${String(running.node.timings.nodeReady)} ms`);
 process.stdout.write(
-  `ready ${JSON.stringify({ kubeconfig: running.kubeconfigPath, server: running.server, timings: running.timings })}\n`,
+  `ready ${JSON.stringify({ kubeconfig: running.kubeconfigPath, server: running.node.server, image: running.image, timings: running.node.timings })}\n`,
 );
 
 const stop = async (code: number): Promise<never> => {
@@ -38,7 +38,7 @@ const stop = async (code: number): Promise<never> => {
 };
 process.once('SIGTERM', () => void stop(0));
 process.once('SIGINT', () => void stop(0));
-running.guard(new Promise<never>(() => undefined)).catch((error: unknown) => {
+running.node.guard(new Promise<never>(() => undefined)).catch((error: unknown) => {
   log(error instanceof Error ? error.message : String(error));
   void stop(1);
 });

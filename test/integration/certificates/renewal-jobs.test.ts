@@ -1,14 +1,14 @@
 import { execa } from 'execa';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
-import { createTestNamespace, jobLog, kubectl, runnerEntries } from '../../support/cluster.ts';
+import { createTestNamespace, jobLog, jobOutcomes, kubectl } from '../../support/cluster.ts';
 import { apply, renderTemplate } from './chart-objects.ts';
 import { names, readSecrets, versions } from './renewal-harness.ts';
 
 /**
  * "Run a check immediately" from the guide's "Monitor renewal failures", verbatim apart from
- * the namespace (`-n haptic` becomes the test's). `kubectl logs` needs a Pod, which this
- * cluster never runs: the hook-Job runner keeps each Job's output instead (`jobLog`).
+ * the namespace (`-n haptic` becomes the test's); the Jobs' output is read with
+ * `kubectl logs job/<name>` (`jobLog`).
  */
 const runNow = `job="haptic-agent-renewal-$(date +%s)"
 kubectl create job "$job" --from=cronjob/haptic-agent-renewal -n haptic
@@ -53,8 +53,8 @@ interface JobLogLine {
   readonly requests?: Record<string, number>;
 }
 
-function logLines(ns: string, job: string): JobLogLine[] {
-  return jobLog(ns, job)
+async function logLines(ns: string, job: string): Promise<JobLogLine[]> {
+  return (await jobLog(ns, job))
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as JobLogLine);
@@ -73,7 +73,7 @@ describe("the chart's certificate Jobs", () => {
       '--timeout=60s',
     ]);
     expect(bootstrap.stdout).toContain('condition met');
-    expect(logLines(ns, 'haptic-agent-bootstrap').at(-1)).toMatchObject({
+    expect((await logLines(ns, 'haptic-agent-bootstrap')).at(-1)).toMatchObject({
       event: 'finished',
       writes: 3,
       requests: { GET: 3, POST: 3 },
@@ -91,7 +91,7 @@ describe("the chart's certificate Jobs", () => {
     expect(first.exitCode).toBe(0);
     const job = first.stdout.split('\n').at(-1) ?? '';
     expect(first.stdout).toContain(`job.batch/${job} condition met`);
-    const lines = logLines(ns, job);
+    const lines = await logLines(ns, job);
     expect(lines.filter((line) => line.event === 'decision').map((line) => line.action)).toEqual([
       'none',
     ]);
@@ -108,10 +108,10 @@ describe("the chart's certificate Jobs", () => {
     );
     expect(failing.exitCode).toBe(0);
     const failed = failing.stdout.split('\n').at(-1) ?? '';
-    expect(jobLog(ns, failed)).toContain(
+    expect(await jobLog(ns, failed)).toContain(
       `haptic: The issuer Secret ${ns}/${names.issuer} is missing`,
     );
-    expect(runnerEntries(ns).find((entry) => entry.job === `${ns}/${failed}`)?.exitCode).toBe(1);
+    expect(await jobOutcomes(ns)).toContainEqual({ job: failed, outcome: 'failed' });
 
     const restored = JSON.parse(backup.stdout) as { metadata: Record<string, unknown> };
     for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'managedFields']) {

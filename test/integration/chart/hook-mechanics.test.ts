@@ -3,19 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { embeddedChartDir } from '../../../src/render/index.ts';
-import {
-  createTestNamespace,
-  helm,
-  jobLog,
-  kubectl,
-  runnerEntries,
-} from '../../support/cluster.ts';
+import { createTestNamespace, helm, jobLog, jobOutcomes, kubectl } from '../../support/cluster.ts';
 
 /**
  * The chart's hook wiring (order, weights, delete policies, ServiceAccounts, the values
  * Secret volume, what a failure leaves behind) with the hook commands replaced by stand-ins:
- * `haptic version` succeeds; with image.tag "reject" the pre-rollout stand-in fails like a
- * rejection. The commands themselves are tested by release-lifecycle.test.ts.
+ * `haptic version` succeeds; with haproxy.image.tag "reject" (a value no hook's image depends
+ * on) the pre-rollout stand-in fails like a rejection. The commands themselves are tested by release-lifecycle.test.ts.
  */
 function chartWithStandInHooks(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'chart-stand-in-')), 'haptic');
@@ -30,7 +24,7 @@ function chartWithStandInHooks(): string {
   replace(
     'pre-rollout-job.yaml',
     /- preflight\n(\s+- --[^\n]+\n)+/,
-    '- {{ ternary "no-such-command" "version" (eq .Values.image.tag "reject") }}\n',
+    '- {{ ternary "no-such-command" "version" (eq .Values.haproxy.image.tag "reject") }}\n',
   );
   replace(
     '_certificates.tpl',
@@ -53,7 +47,7 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
     const chart = chartWithStandInHooks();
     const ns = await createTestNamespace(`chart-wiring-${binary}`);
     const base = [chart, '-n', ns, '--timeout', '60s', '--set', `ingressClass.name=${ns}`];
-    const completed = (job: string) => ({ job: `${ns}/${job}`, exitCode: 0, message: 'completed' });
+    const completed = (job: string) => ({ job, outcome: 'completed' });
     const hooks = [
       completed('haptic-crds'),
       completed('haptic-haptic-pre-rollout'),
@@ -62,12 +56,12 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
 
     const install = await helm(['install', 'haptic', ...base], binary);
     expect(install.exitCode).toBe(0);
-    expect(runnerEntries(ns)).toEqual(hooks);
+    expect(await jobOutcomes(ns)).toEqual(hooks);
     // hook-succeeded: no Job, values Secret or hook ServiceAccount is left behind.
     expect((await kubectl(['get', 'jobs', '-n', ns, '-o', 'name'])).stdout).toBe('');
-    // (This control plane runs no controller-manager, so there is no default ServiceAccount.)
     const accounts = await kubectl(['get', 'serviceaccounts', '-n', ns, '-o', 'name']);
     expect(accounts.stdout.split('\n').sort()).toEqual([
+      'serviceaccount/default',
       'serviceaccount/haptic-agent-renewal',
       'serviceaccount/haptic-controller',
       'serviceaccount/haptic-haproxy',
@@ -75,17 +69,27 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
     const before = await deploymentState(ns);
 
     const rejected = await helm(
-      ['upgrade', 'haptic', ...base, '--set', 'image.tag=reject', '--set', 'controller.replicas=5'],
+      [
+        'upgrade',
+        'haptic',
+        ...base,
+        '--set',
+        'haproxy.image.tag=reject',
+        '--set',
+        'controller.replicas=5',
+      ],
       binary,
     );
     expect(rejected.exitCode).not.toBe(0);
     expect(rejected.stderr).toContain('haptic-haptic-pre-rollout');
-    expect(runnerEntries(ns).slice(3)).toEqual([
+    expect((await jobOutcomes(ns)).slice(3)).toEqual([
       completed('haptic-crds'),
-      { job: `${ns}/haptic-haptic-pre-rollout`, exitCode: 2, message: 'exited with code 2' },
+      { job: 'haptic-haptic-pre-rollout', outcome: 'failed' },
     ]);
     // The failed Job stays for `kubectl logs`; the release objects are untouched.
-    expect(jobLog(ns, 'haptic-haptic-pre-rollout')).toContain("unknown command 'no-such-command'");
+    expect(await jobLog(ns, 'haptic-haptic-pre-rollout')).toContain(
+      "unknown command 'no-such-command'",
+    );
     const job = await kubectl([
       'get',
       'job',
@@ -104,7 +108,8 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
       binary,
     );
     expect(forward.exitCode).toBe(0);
-    expect(runnerEntries(ns).slice(5)).toEqual(hooks);
+    expect((await jobOutcomes(ns)).slice(5)).toEqual(hooks);
     expect(await deploymentState(ns)).not.toBe(before);
+    expect((await helm(['uninstall', 'haptic', '-n', ns], binary)).exitCode).toBe(0);
   });
 });

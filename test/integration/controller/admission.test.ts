@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../dev/lib/free-port.ts';
 import { kubectl } from '../../support/cluster.ts';
-import { servingMaterial } from '../webhook/registered-webhook.ts';
+import { servingMaterial, webhookHost } from '../webhook/registered-webhook.ts';
 import { LocalSite } from './local-site.ts';
 
 let site: LocalSite;
@@ -107,10 +107,14 @@ beforeAll(async () => {
   writeFileSync(join(certDir, 'tls.key'), material.keyPem);
   site = await LocalSite.start('ctl-adm', 1, [
     `--webhook-cert-dir=${certDir}`,
-    `--webhook-listen=127.0.0.1:${String(port)}`,
+    `--webhook-listen=${webhookHost}:${String(port)}`,
   ]);
   await site.addBackend('alpha');
-  const body = rules(site.namespace, `https://127.0.0.1:${String(port)}/validate`, material.caPem);
+  const body = rules(
+    site.namespace,
+    `https://${webhookHost}:${String(port)}/validate`,
+    material.caPem,
+  );
   registration = body.metadata.name;
   expect((await kubectl(['apply', '-f', '-'], JSON.stringify(body))).exitCode).toBe(0);
   // The API server picks registrations up asynchronously: wait for a denial.

@@ -1,7 +1,8 @@
 /**
- * A release of the chart installed in a test namespace (hooks run by the Job runner), its two
- * haptic-haproxy replicas and its controller replicas run locally exactly as the Deployments
- * say (dev/local-pods), and sample backends: small HTTP servers on test hosts (network
+ * A release of the chart installed in a test namespace of the run's node (hooks run as real
+ * Jobs), its two haptic-haproxy replicas and its controller replicas run locally exactly as the
+ * Deployments say (dev/local-pods; the Deployments' own Pods stay Pending: their nodeSelector
+ * matches no node), and sample backends: small HTTP servers on test hosts (network
  * namespaces, dev/lib/netns-host.ts) exposed through a Service and an IPv4 EndpointSlice. Each
  * site uses its own 127.x.y.0/24 addresses and its own IngressClass, so test files running in
  * parallel never see each other.
@@ -59,6 +60,12 @@ export async function eventually<T>(
   );
 }
 
+/** Keeps the Deployments' Pods off the node (Pending), so only the local replicas run. */
+const localPodsOnly = ['controller', 'haproxy'].flatMap((component) => [
+  '--set',
+  `${component}.nodeSelector.haptic-test=local-pods`,
+]);
+
 export class LocalSite {
   readonly namespace: string;
   readonly ingressClass: string;
@@ -91,6 +98,7 @@ export class LocalSite {
       namespace,
       '--set',
       `ingressClass.name=${site.ingressClass}`,
+      ...localPodsOnly,
       '--timeout',
       '2m',
     ]);

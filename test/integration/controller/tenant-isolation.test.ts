@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../dev/lib/free-port.ts';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
-import { servingMaterial } from '../webhook/registered-webhook.ts';
+import { servingMaterial, webhookHost } from '../webhook/registered-webhook.ts';
 import { type Backend, LocalSite, eventually } from './local-site.ts';
 
 let site: LocalSite;
@@ -62,10 +62,10 @@ beforeAll(async () => {
   mkdirSync(certDir, { recursive: true });
   writeFileSync(join(certDir, 'tls.crt'), material.certPem);
   writeFileSync(join(certDir, 'tls.key'), material.keyPem);
-  webhook = { url: `https://127.0.0.1:${String(port)}/validate`, caPem: material.caPem };
+  webhook = { url: `https://${webhookHost}:${String(port)}/validate`, caPem: material.caPem };
   site = await LocalSite.start('ctl-ten', 1, [
     `--webhook-cert-dir=${certDir}`,
-    `--webhook-listen=127.0.0.1:${String(port)}`,
+    `--webhook-listen=${webhookHost}:${String(port)}`,
   ]);
   await site.addBackend('alpha');
   beta = await site.addBackend('beta');

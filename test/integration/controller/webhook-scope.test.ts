@@ -21,7 +21,11 @@ import {
   admissionReview as sharedReview,
   postUnauthenticatedReview,
 } from '../../support/unauthenticated-review.ts';
-import { type ServingMaterial, servingMaterial } from '../webhook/registered-webhook.ts';
+import {
+  type ServingMaterial,
+  servingMaterial,
+  webhookHost,
+} from '../webhook/registered-webhook.ts';
 import { LocalSite } from './local-site.ts';
 
 let site: LocalSite;
@@ -71,7 +75,7 @@ function admissionReview(uid: string, object: TemplateConfigObject): string {
 
 /** POST /validate without a client certificate: what anyone who reaches :9443 can do. */
 function postUnauthenticated(body: string): Promise<ReviewAnswer> {
-  return postUnauthenticatedReview({ host: '127.0.0.1', port, caPem: material.caPem }, body);
+  return postUnauthenticatedReview({ host: webhookHost, port, caPem: material.caPem }, body);
 }
 
 /** One series of the controller's Prometheus metrics (0 when absent). */
@@ -108,7 +112,7 @@ async function chartRegistration(): Promise<Record<string, unknown>> {
     (doc) => doc.toJS() as { webhooks: Record<string, unknown>[] },
   );
   if (document === undefined) throw new Error('no ValidatingWebhookConfiguration rendered');
-  const url = `https://127.0.0.1:${String(port)}/validate`;
+  const url = `https://${webhookHost}:${String(port)}/validate`;
   return {
     ...document,
     metadata: { name: `haptic-scope-${site.namespace}` },
@@ -135,7 +139,7 @@ beforeAll(async () => {
   writeFileSync(join(certDir, 'tls.key'), material.keyPem);
   site = await LocalSite.start('ctl-scope', 1, [
     `--webhook-cert-dir=${certDir}`,
-    `--webhook-listen=127.0.0.1:${String(port)}`,
+    `--webhook-listen=${webhookHost}:${String(port)}`,
   ]);
   const body = await chartRegistration();
   registration = `haptic-scope-${site.namespace}`;

@@ -1,9 +1,9 @@
 /**
  * A real single-node cluster on this machine (dev/lib/node): kubelet, containerd, kube-proxy,
  * the controllers and the scheduler run Pods, Deployments, Jobs and Services for real, and
- * the node leaves nothing behind, after stop() and after its owner is SIGKILLed. It runs in
- * its own namespaces, beside (never instead of) the shared control plane the other tests use;
- * one node per machine, and this is the only file that starts one.
+ * the node leaves nothing behind, after stop() and after its owner is SIGKILLed. One node runs
+ * per machine, so this file runs in the vitest project `node`, after (never beside) the
+ * `integration` project, whose global setup starts the node the other tests share.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

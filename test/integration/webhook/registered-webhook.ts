@@ -1,10 +1,12 @@
 /**
- * A real webhook for integration tests: served over real TLS on 127.0.0.1 with a test CA's
- * certificate (IP SAN 127.0.0.1), registered with the shared kube-apiserver through a
+ * A real webhook for integration tests: served over real TLS on `webhookHost` (the host's end of
+ * the node's link, which the node's kube-apiserver reaches) with a test CA's certificate (IP
+ * SANs 127.0.0.1 and `webhookHost`), registered with the shared kube-apiserver through a
  * ValidatingWebhookConfiguration scoped to one test namespace, so parallel tests are never
  * affected. `stop` deregisters it and closes the server.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { hostAddress } from '../../../dev/lib/node/node-network.ts';
 import {
   encodeCertificateChain,
   encodePrivateKey,
@@ -29,7 +31,10 @@ export interface ServingMaterial {
   readonly keyPem: string;
 }
 
-/** A CA and a serving certificate for IP 127.0.0.1, valid now. */
+/** Where webhooks the node's kube-apiserver calls listen: the host's address on the node's link. */
+export const webhookHost = hostAddress;
+
+/** A CA and a serving certificate for IPs 127.0.0.1 and `webhookHost`, valid now. */
 export async function servingMaterial(): Promise<ServingMaterial> {
   const now = new Date();
   const ca = await makeCa('webhook-test-ca', { at: now, days: 2 });
@@ -44,7 +49,10 @@ export async function servingMaterial(): Promise<ServingMaterial> {
     publicKey: keys.publicKey,
     signingKey: ca.keys.privateKey,
     extensions: [
-      new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }]),
+      new x509.SubjectAlternativeNameExtension([
+        { type: 'ip', value: '127.0.0.1' },
+        { type: 'ip', value: webhookHost },
+      ]),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
     ],
@@ -143,7 +151,7 @@ export async function registerWebhook(
       },
     },
     {
-      host: '127.0.0.1',
+      host: webhookHost,
       port: 0,
       certificates: fixedCertificateSource({
         cert: Buffer.from(material.certPem),
@@ -151,7 +159,7 @@ export async function registerWebhook(
       }),
     },
   );
-  const url = `https://127.0.0.1:${server.port}/validate`;
+  const url = `https://${webhookHost}:${server.port}/validate`;
   const name = `haptic-test-${namespace}`;
   const names = [
     identities.serverSecret,
