@@ -12,7 +12,7 @@ import {
   type ServiceView,
   objectKey,
 } from './cluster-snapshot.ts';
-import { addressRefusal } from './endpoint-addresses.ts';
+import { addressRefusal } from '../validation/endpoint-addresses.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
 import type { ModelBackend, ModelServer } from './routing-model.ts';
 import type { BackendView, IngressView } from '../validation/ingress-view.ts';

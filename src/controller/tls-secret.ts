@@ -7,7 +7,7 @@
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { describeError } from '../errors.ts';
-import { chainRefusal, keyRefusal } from './tls-key-policy.ts';
+import { chainRefusal, keyRefusal } from '../validation/tls-key-policy.ts';
 
 export type CertificatePem =
   | { readonly ok: true; readonly pem: string; readonly notAfter: Date }

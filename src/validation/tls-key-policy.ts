@@ -1,7 +1,7 @@
 /**
  * The keys and signatures a TLS Secret may bring, as an allow-list of what HAProxy loads on
  * Debian's OpenSSL 3 (security level 2, checked against the real haproxy in
- * tls-key-policy.haproxy.test.ts). HAProxy refuses the whole configuration when one
+ * tls-key-policy.test.ts). HAProxy refuses the whole configuration when one
  * certificate does not load, so anything outside this list is refused before it is used:
  *
  * - keys of every certificate in tls.crt and of tls.key: RSA (PKCS#1 or PSS) of 2048 to
