@@ -6,7 +6,6 @@
  * started outlives it), and output read up to a bound and reduced (haproxy-message.ts) before
  * it leaves the sandbox.
  */
-import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { configFileName } from '../agent/api-types.ts';
 import { reduceHaproxyMessage } from '../validation/haproxy-message.ts';
@@ -29,6 +28,8 @@ export interface CheckRun {
   readonly scratchDir: string;
   readonly haproxyBinary: string;
   readonly limits: SandboxLimits;
+  /** The text of haproxy.cfg, to read keywords from when HAProxy's output is reduced. */
+  readonly config: string;
 }
 
 function killGroup(pid: number | undefined): void {
@@ -75,9 +76,8 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
   killGroup(subprocess.pid);
   // HAProxy's output may quote what it read (a line of a `-f` file, a map entry): it leaves
   // the sandbox reduced to file:line, keyword and a fixed reason, never as written.
-  const config = await readFile(`${run.configDir}/${configFileName}`, 'utf8').catch(() => '');
   const output = bounded(
-    reduceHaproxyMessage(result.all.replaceAll(`${run.configDir}/`, ''), { config }),
+    reduceHaproxyMessage(result.all.replaceAll(`${run.configDir}/`, ''), { config: run.config }),
   );
   if (result.timedOut) {
     return {

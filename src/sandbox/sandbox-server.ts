@@ -8,7 +8,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { finished } from 'node:stream/promises';
 import type { Logger } from 'pino';
-import type { ErrorResponseBody } from '../agent/api-types.ts';
+import { type ErrorResponseBody, configFileName } from '../agent/api-types.ts';
 import { maxBodyBytes, parseApplyRequest } from '../agent/apply-request.ts';
 import { type AgentFailure, agentReasons, reasonStatus } from '../agent/reasons.ts';
 import { describeError } from '../errors.ts';
@@ -124,6 +124,9 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
           scratchDir: workspace.scratchDir,
           haproxyBinary: options.haproxyBinary,
           limits,
+          config:
+            parsed.files.find((file) => file.path === configFileName)?.content.toString('utf8') ??
+            '',
         });
       } finally {
         // The answer stands whatever happens to the scratch files; a leftover is logged.
