@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { NodeLayout } from './node-config.ts';
 import { apiServerPort, nodeAddress, nodeName, serviceCidr } from './node-network.ts';
 import type { NodePki } from './node-pki.ts';
-import { nodeToolPath } from './node-tools.ts';
+import { pinnedToolBin } from '../tools.ts';
 
 export interface Component {
   readonly name: string;
@@ -26,7 +26,7 @@ const issuer = 'https://kubernetes.default.svc.cluster.local';
 export function etcd(layout: NodeLayout): Component {
   return {
     name: 'etcd',
-    command: nodeToolPath('etcd'),
+    command: pinnedToolBin('etcd'),
     args: [
       `--name=${nodeName}`,
       `--data-dir=${layout.etcdData}`,
@@ -50,7 +50,7 @@ export function kubeApiServer(layout: NodeLayout, pki: NodePki): Component {
   const { cluster } = pki;
   return {
     name: 'kube-apiserver',
-    command: nodeToolPath('kube-apiserver'),
+    command: pinnedToolBin('kube-apiserver'),
     args: [
       '--etcd-servers=http://127.0.0.1:2379',
       `--bind-address=${nodeAddress}`,
@@ -86,7 +86,7 @@ export function kubeControllerManager(pki: NodePki): Component {
   const kubeconfig = pki.kubeconfigs['kube-controller-manager'];
   return {
     name: 'kube-controller-manager',
-    command: nodeToolPath('kube-controller-manager'),
+    command: pinnedToolBin('kube-controller-manager'),
     args: [
       `--kubeconfig=${kubeconfig}`,
       `--authentication-kubeconfig=${kubeconfig}`,
@@ -106,7 +106,7 @@ export function kubeScheduler(pki: NodePki): Component {
   const kubeconfig = pki.kubeconfigs['kube-scheduler'];
   return {
     name: 'kube-scheduler',
-    command: nodeToolPath('kube-scheduler'),
+    command: pinnedToolBin('kube-scheduler'),
     args: [
       `--kubeconfig=${kubeconfig}`,
       `--authentication-kubeconfig=${kubeconfig}`,
@@ -124,7 +124,7 @@ export function containerd(files: NodeFiles): Component {
 export function kubelet(layout: NodeLayout, pki: NodePki, files: NodeFiles): Component {
   return {
     name: 'kubelet',
-    command: nodeToolPath('kubelet'),
+    command: pinnedToolBin('kubelet'),
     args: [
       `--config=${files.kubeletConfig}`,
       `--kubeconfig=${pki.kubeconfigs.kubelet}`,
@@ -139,7 +139,7 @@ export function kubelet(layout: NodeLayout, pki: NodePki, files: NodeFiles): Com
 export function kubeProxy(files: NodeFiles): Component {
   return {
     name: 'kube-proxy',
-    command: nodeToolPath('kube-proxy'),
+    command: pinnedToolBin('kube-proxy'),
     args: [`--config=${files.kubeProxyConfig}`],
   };
 }

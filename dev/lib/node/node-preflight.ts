@@ -9,7 +9,8 @@ import { nodeEnv } from './node-host.ts';
 import { cniBinDir } from './node-config.ts';
 import { busyboxBinary, catatonitBinary } from './node-images.ts';
 import { isStaticExecutable } from './static-executable.ts';
-import { nodeToolPath, nodeTools } from './node-tools.ts';
+import { pinnedToolBin } from '../tools.ts';
+import { nodeTools } from './node-tools.ts';
 
 export interface HostFacts {
   readonly root: boolean;
@@ -61,7 +62,7 @@ const controllers = ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids'];
 /** Every path the checks look at. */
 function neededPaths(): string[] {
   return [
-    ...nodeTools.map(nodeToolPath),
+    ...nodeTools.map(pinnedToolBin),
     ...cniPlugins.map((plugin) => join(cniBinDir, plugin)),
     ...staticBinaries.map(([path]) => path),
   ];
@@ -78,9 +79,9 @@ function missingCommands(facts: HostFacts): Violation[] {
 
 function missingTools(facts: HostFacts): Violation[] {
   return nodeTools
-    .filter((tool) => !facts.paths.has(nodeToolPath(tool)))
+    .filter((tool) => !facts.paths.has(pinnedToolBin(tool)))
     .map((tool) => ({
-      what: `the pinned ${tool} (${nodeToolPath(tool)})`,
+      what: `the pinned ${tool} (${pinnedToolBin(tool)})`,
       fix: 'run `make setup` (dev/install-tools.sh builds it from tools/*/go.mod)',
     }));
 }

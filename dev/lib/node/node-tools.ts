@@ -1,16 +1,7 @@
-import { projectRoot } from '../tools.ts';
+import type { PinnedTool } from '../tools.ts';
 
-/** The pinned Kubernetes parts a node runs, beyond what tools.ts names. */
-export type NodeTool =
-  | 'etcd'
-  | 'kube-apiserver'
-  | 'kubectl'
-  | 'kube-controller-manager'
-  | 'kube-scheduler'
-  | 'kubelet'
-  | 'kube-proxy';
-
-export const nodeTools: readonly NodeTool[] = [
+/** The pinned tools a node runs (node-preflight.ts checks each is built). */
+export const nodeTools: readonly PinnedTool[] = [
   'etcd',
   'kube-apiserver',
   'kubectl',
@@ -19,8 +10,3 @@ export const nodeTools: readonly NodeTool[] = [
   'kubelet',
   'kube-proxy',
 ];
-
-/** Path of a pinned tool in .tools/bin (dev/install-tools.sh); existence is preflight's job. */
-export function nodeToolPath(name: NodeTool): string {
-  return `${projectRoot}.tools/bin/${name}`;
-}

@@ -19,10 +19,10 @@ import { RuncBundle } from './runc-bundle.ts';
 
 // `make image` builds the archive before the tests: it downloads from the package registries,
 // which the egress-guarded test run must not. Reproducibility (two builds, one digest) is
-// measured by bench/image.sh, which builds twice.
+// measured by bench/image.ts, which builds twice.
 const chartImage = readChartImage();
 const archive = join(projectRoot, `.image/haptic-${chartImage.tag}.oci.tar`);
-const umoci = join(projectRoot, '.tools/bin/umoci');
+const umoci = toolPath('umoci');
 const pinnedNode = /^version=(\S+)$/m.exec(
   readFileSync(join(projectRoot, 'dev/install-node.sh'), 'utf8'),
 )?.[1];

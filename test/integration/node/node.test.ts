@@ -13,7 +13,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { busyboxBinary } from '../../../dev/lib/node/node-images.ts';
 import { nodeNetns } from '../../../dev/lib/node/node-network.ts';
-import { nodeToolPath } from '../../../dev/lib/node/node-tools.ts';
+import { pinnedToolBin } from '../../../dev/lib/tools.ts';
 import { startNode, type RealNode } from '../../../dev/lib/node/start-node.ts';
 import { nodeLeftovers, traceNode, type NodeTrace } from './node-traces.ts';
 
@@ -24,7 +24,7 @@ interface Result {
 }
 
 async function kubectl(kubeconfig: string, args: readonly string[], input = ''): Promise<Result> {
-  const result = await execa(nodeToolPath('kubectl'), args, {
+  const result = await execa(pinnedToolBin('kubectl'), args, {
     env: { KUBECONFIG: kubeconfig },
     reject: false,
     input,

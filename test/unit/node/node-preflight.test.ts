@@ -6,7 +6,8 @@ import {
   nodePreflight,
   type HostFacts,
 } from '../../../dev/lib/node/node-preflight.ts';
-import { nodeToolPath, nodeTools } from '../../../dev/lib/node/node-tools.ts';
+import { nodeTools } from '../../../dev/lib/node/node-tools.ts';
+import { pinnedToolBin } from '../../../dev/lib/tools.ts';
 
 /** A machine that has everything. */
 const complete: HostFacts = {
@@ -22,7 +23,7 @@ const complete: HostFacts = {
     ]),
   ),
   paths: new Set([
-    ...nodeTools.map(nodeToolPath),
+    ...nodeTools.map(pinnedToolBin),
     ...['bridge', 'host-local', 'portmap', 'loopback'].map((plugin) => `${cniBinDir}/${plugin}`),
   ]),
   staticExecutables: new Set([busyboxBinary, catatonitBinary]),
@@ -67,7 +68,7 @@ describe('node preflight', () => {
     ],
     [
       'no kubelet build',
-      without('paths', minus(complete.paths, nodeToolPath('kubelet'))),
+      without('paths', minus(complete.paths, pinnedToolBin('kubelet'))),
       /the pinned kubelet \(.*\.tools\/bin\/kubelet\) is missing; run `make setup` \(dev\/install-tools\.sh/,
     ],
     [
