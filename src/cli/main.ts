@@ -1,43 +1,20 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
-import { describeError } from '../errors.ts';
-import { readPackageVersion } from '../version.ts';
-import { registerAgentCommand } from './agent-command.ts';
-import { registerCertificatesCommand } from './certificates-command.ts';
-import { registerConfigCommand } from './config-command.ts';
-import { registerCrdsCommand } from './crds-command.ts';
-import { registerPreflightCommand } from './preflight-command.ts';
-import { registerRunCommand } from './run-command.ts';
-import { registerSandboxCommand } from './sandbox-command.ts';
-import { registerWebhookCommand } from './webhook-command.ts';
+/**
+ * The `haptic` binary. ESM evaluates every static import before the importing module's own
+ * code, and haptic's modules use what an old Node lacks (Set methods, for one), so this entry
+ * imports only a Node built-in and the version check, and loads the program dynamically once
+ * the running Node fits package.json's `engines.node`.
+ */
+import { readFileSync } from 'node:fs';
+import { enginesNode, nodeVersionProblem } from './node-version.ts';
 
-const program = new Command('haptic')
-  .description('HAProxy Template Ingress Controller: controller, agent, validator and certificates')
-  .showHelpAfterError()
-  .exitOverride((err) => {
-    // commander's own usage errors exit 2, like every other usage error of ours.
-    process.exit(err.exitCode === 0 ? 0 : 2);
-  });
-
-program
-  .command('version')
-  .description('print the binary version (equal to the embedded chart version)')
-  .action(() => {
-    process.stdout.write(`${readPackageVersion()}\n`);
-  });
-
-registerAgentCommand(program);
-registerCertificatesCommand(program);
-registerConfigCommand(program);
-registerCrdsCommand(program);
-registerPreflightCommand(program);
-registerRunCommand(program);
-registerSandboxCommand(program);
-registerWebhookCommand(program);
-
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  process.stderr.write(`haptic: ${describeError(error)}\n`);
-  process.exitCode = 2;
+const manifest: unknown = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+);
+const problem = nodeVersionProblem(process.versions.node, enginesNode(manifest));
+if (problem !== undefined) {
+  process.stderr.write(`${problem}\n`);
+  // 2: the environment does not fit, like every usage or environment error of haptic.
+  process.exit(2);
 }
+await import('./program.ts');

@@ -4,7 +4,7 @@
  * pre-rollout values Secret the pre-rollout Job's verdict.
  */
 import { readFile } from 'node:fs/promises';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
 
@@ -120,7 +120,11 @@ export function registerWebhookCommand(program: Command): void {
     .description(
       "serve the validating admission webhook alone (POST /validate over HTTPS): the release's agent identity and issuer Secrets, and its pre-rollout values Secret",
     )
-    .option('--listen <[host]:port>', 'address to listen on', listenAddress, listenAddress(':9443'))
+    .addOption(
+      new Option('--listen <[host]:port>', 'address to listen on')
+        .argParser(listenAddress)
+        .default(listenAddress(':9443'), ':9443'),
+    )
     .option(
       '--cert-dir <dir>',
       'directory with the serving tls.crt and tls.key',
