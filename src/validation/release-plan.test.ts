@@ -68,9 +68,20 @@ describe('release plan', () => {
     ]);
   });
 
-  it('truncates long names to 63 characters without a trailing dash', () => {
+  it('shortens a long prefix and adds 8 hex digits of its SHA-256, keeping the suffix', () => {
+    // Names helm template renders for this release (the property test covers every length).
     const release = 'a'.repeat(50);
-    expect(plan(release).controllerDeployment).toBe(`${release}-haptic-contro`.slice(0, 63));
-    expect(preRolloutNames('b'.repeat(49)).valuesSecret).toBe(`${'b'.repeat(49)}-haptic-values`);
+    const p = plan(release);
+    expect(p.controllerDeployment).toBe(`${'a'.repeat(43)}-0965d24c-controller`);
+    expect(p.haproxyDeployment).toBe(`${'a'.repeat(46)}-0965d24c-haproxy`);
+    expect(p.preRolloutJob).toBe(`${'a'.repeat(42)}-0965d24c-pre-rollout`);
+    expect(p.valuesSecret).toBe(`${'a'.repeat(35)}-0965d24c-pre-rollout-values`);
+    expect(p.fullname).toBe(`${release}-haptic`);
+  });
+
+  it('keeps a name that fits in 63 characters whole', () => {
+    const release = 'b'.repeat(44);
+    expect(plan(release).preRolloutJob).toBe(`${release}-haptic-pre-rollout`);
+    expect(plan(release).preRolloutJob).toHaveLength(63);
   });
 });

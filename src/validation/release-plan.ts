@@ -1,10 +1,14 @@
 /**
  * What a release with these values manages: its certificate providers and the Secrets each
- * one owns, with the names the chart derives (chart/templates/_helpers.tpl and
- * _certificates.tpl). A test renders the chart and checks these names against it.
+ * one owns, with the names the chart derives (chart-names.ts, the port of
+ * chart/templates/_helpers.tpl held equal to it by a property test; _certificates.tpl for the
+ * providers).
  */
+import { componentName, preRolloutNames, releaseFullname } from './chart-names.ts';
 import type { ReleaseValues } from './release-values.ts';
 import type { CertificateProvider } from './secret-provider.ts';
+
+export { preRolloutNames } from './chart-names.ts';
 
 /** The agent TLS provider of a release: exactly one. */
 export type AgentTlsProvider = 'legacy' | 'external' | 'cert-manager' | 'default';
@@ -40,21 +44,6 @@ export interface ReleasePlan {
   readonly valuesSecret: string;
 }
 
-/** The chart's name (Chart.yaml). */
-export const chartName = 'haptic';
-
-/** sprig `trunc n | trimSuffix "-"`. */
-function truncate(name: string, length: number): string {
-  const cut = name.slice(0, length);
-  return cut.endsWith('-') ? cut.slice(0, -1) : cut;
-}
-
-export function releaseFullname(release: string, values: ReleaseValues): string {
-  if (values.fullnameOverride !== '') return truncate(values.fullnameOverride, 63);
-  const name = values.nameOverride === '' ? chartName : values.nameOverride;
-  return release.includes(name) ? truncate(release, 63) : truncate(`${release}-${name}`, 63);
-}
-
 export function agentTlsProvider(values: ReleaseValues): AgentTlsProvider {
   const tls = values.agentTls;
   if (!tls.enabled) return 'legacy';
@@ -65,12 +54,6 @@ export function agentTlsProvider(values: ReleaseValues): AgentTlsProvider {
 function webhookSource(values: ReleaseValues): ReleasePlan['webhookSource'] {
   if (values.webhook.certManager) return 'cert-manager';
   return values.webhook.secretName === '' ? 'none' : 'external';
-}
-
-/** The Job name `<release>-<chart>-pre-rollout` and its values Secret, whatever the overrides. */
-export function preRolloutNames(release: string): { job: string; valuesSecret: string } {
-  const job = truncate(`${release}-${chartName}-pre-rollout`, 63);
-  return { job, valuesSecret: `${truncate(job, 56)}-values` };
 }
 
 function agentSecrets(
@@ -120,7 +103,7 @@ export function planRelease(
   values: ReleaseValues,
 ): ReleasePlan {
   const fullname = releaseFullname(release, values);
-  const component = (suffix: string): string => truncate(`${fullname}-${suffix}`, 63);
+  const component = (suffix: string): string => componentName(fullname, suffix);
   const agentProvider = agentTlsProvider(values);
   const webhook = webhookSource(values);
   const secrets = agentSecrets(values, agentProvider, component);
