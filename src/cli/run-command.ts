@@ -8,6 +8,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ListenAddress } from '../agent/agent-options.ts';
 import type { AgentEndpoint } from '../controller/agent-client.ts';
 import { parseAgentEndpoints } from '../controller/agent-endpoints.ts';
+import { type LoadBalancerAddress, parseStatusAddresses } from '../controller/ingress-status.ts';
 import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
 import { listenAddress, seconds, trueOrFalse } from './option-parsers.ts';
@@ -35,6 +36,8 @@ interface RunFlags extends IdentityFlags {
   readonly kubeconfig?: string;
   readonly checkSocket: string;
   readonly fqdnEndpoints: boolean;
+  readonly publishService?: string;
+  readonly publishStatusAddress?: readonly LoadBalancerAddress[];
   readonly logLevel: string;
 }
 
@@ -67,6 +70,22 @@ function namespacedName(value: string): string {
   objectName(namespace);
   objectName(name);
   return value;
+}
+
+function statusAddresses(value: string): LoadBalancerAddress[] {
+  const parsed = parseStatusAddresses(value);
+  if (typeof parsed === 'string') throw new InvalidArgumentError(parsed);
+  return parsed;
+}
+
+/** Where the address in served Ingresses' status comes from; the fixed list wins. */
+function publishStatus(flags: RunFlags) {
+  if (flags.publishStatusAddress !== undefined) {
+    return { publishStatus: { addresses: flags.publishStatusAddress } };
+  }
+  if (flags.publishService === undefined) return {};
+  const [namespace = '', name = ''] = flags.publishService.split('/');
+  return { publishStatus: { service: { namespace, name } } };
 }
 
 function usage(command: Command, problem: string): never {
@@ -134,6 +153,7 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
       tlsPollIntervalMs: flags.tlsPollInterval,
       checkSocket: flags.checkSocket,
       fqdnEndpoints: flags.fqdnEndpoints,
+      ...publishStatus(flags),
     },
     {
       logLevel: flags.logLevel,
@@ -258,6 +278,16 @@ export function registerRunCommand(program: Command): void {
       )
         .argParser(trueOrFalse)
         .default(true, 'true'),
+    )
+    .option(
+      '--publish-service <namespace/name>',
+      'Service in front of HAProxy whose address (load-balancer ingress, else external IPs, else cluster IP) served Ingresses carry in status.loadBalancer; without it and --publish-status-address, Ingress status is left alone',
+      namespacedName,
+    )
+    .option(
+      '--publish-status-address <list>',
+      'IP addresses or DNS names (comma-separated) served Ingresses carry in status.loadBalancer, instead of the address of --publish-service',
+      statusAddresses,
     )
     .addOption(
       new Option('--log-level <level>', 'log level')

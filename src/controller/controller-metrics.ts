@@ -55,13 +55,14 @@ export class ControllerMetrics {
     help: '1 while this replica holds the leader Lease and delivers configuration.',
     registers: [this.registry],
   });
-  readonly configGeneration = new Gauge({
+  readonly lastSuccess = new Gauge({
     name: 'haptic_config_last_success_timestamp_seconds',
-    help: 'When a rendered configuration last passed haproxy -c.',
+    help: 'When the leader last found its configuration running on every agent (Unix time).',
     registers: [this.registry],
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'haptic_process_' });
+    // prom-client's names start with process_ or nodejs_: haptic_process_cpu_seconds_total.
+    collectDefaultMetrics({ register: this.registry, prefix: 'haptic_' });
   }
 }

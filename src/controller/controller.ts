@@ -16,6 +16,7 @@ import { ClusterWatch } from './cluster-watch.ts';
 import { ConfigPipeline } from './config-pipeline.ts';
 import { ControllerMetrics } from './controller-metrics.ts';
 import { startControllerWebhook } from './controller-webhook.ts';
+import { IngressStatusPublisher, type StatusAddressSource } from './ingress-status-publisher.ts';
 import { LeaderElection } from './leader-election.ts';
 import { startOpsServers } from './ops-server.ts';
 import { Reconciler } from './reconciler.ts';
@@ -59,6 +60,11 @@ export interface ControllerOptions {
    * @default true
    */
   readonly fqdnEndpoints?: boolean;
+  /**
+   * The address served Ingresses carry in their status (`--publish-service`,
+   * `--publish-status-address`); none: Ingress status is left alone.
+   */
+  readonly publishStatus?: StatusAddressSource;
 }
 
 export interface RunningController {
@@ -151,6 +157,15 @@ export async function startController(
     const delivery = new AgentDelivery({ client, discovery, metrics, logger });
     late.delivery = delivery;
     const reporter = new StatusReporter({ ...kube, instance: options.identity, logger });
+    const publisher =
+      options.publishStatus === undefined
+        ? undefined
+        : new IngressStatusPublisher({
+            ...kube,
+            source: options.publishStatus,
+            fieldManager: options.identity,
+            logger,
+          });
     const election = new LeaderElection({
       ...kube,
       namespace: options.namespace,
@@ -171,6 +186,7 @@ export async function startController(
       onStoppedLeading: () => {
         metrics.leader.set(0);
         delivery.forget();
+        publisher?.forget();
       },
       logger,
     });
@@ -179,6 +195,7 @@ export async function startController(
       pipeline,
       delivery,
       reporter,
+      ...(publisher === undefined ? {} : { publisher }),
       metrics,
       logger,
       isLeader: () => election.leading,

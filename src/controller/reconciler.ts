@@ -4,7 +4,8 @@
  * and, on the leader, is delivered to every agent; a failure keeps the last good one
  * everywhere and is reported (status condition and Event with HAProxy's message).
  * Ingresses left out (by the routing model, or at the check for lines HAProxy rejects) or
- * served in part get one Event each; metrics count everything.
+ * served in part get one Event each; once every agent runs a configuration, the Ingresses in
+ * it carry the published address in their status; metrics count everything.
  */
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
@@ -14,7 +15,9 @@ import type { ClusterWatch } from './cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 import { ingressEvents, ingressStates } from './ingress-events.ts';
-import type { ModelResult } from './routing-model.ts';
+import type { IngressStatusPublisher } from './ingress-status-publisher.ts';
+import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
+import type { ModelIngress, ModelResult } from './routing-model.ts';
 import { type StatusReporter, templateConfigRef } from './status-reporter.ts';
 
 export interface ReconcilerOptions {
@@ -22,6 +25,8 @@ export interface ReconcilerOptions {
   readonly pipeline: ConfigPipeline;
   readonly delivery: AgentDelivery;
   readonly reporter: StatusReporter;
+  /** Writes the address in the status of served Ingresses; none: status is left alone. */
+  readonly publisher?: IngressStatusPublisher;
   readonly metrics: ControllerMetrics;
   readonly logger: Logger;
   readonly isLeader: () => boolean;
@@ -114,7 +119,8 @@ export class Reconciler {
       logger.warn('the HAProxyTemplateConfig does not exist; nothing to render');
       return;
     }
-    const outcome = await pipeline.run(config, watch.snapshot(), new Date());
+    const snapshot = watch.snapshot();
+    const outcome = await pipeline.run(config, snapshot, new Date());
     this.#lastOutcome = outcome;
     const leader = this.#options.isLeader();
     const ref = templateConfigRef(config);
@@ -123,7 +129,7 @@ export class Reconciler {
       for (const [state, count] of Object.entries(ingressStates(outcome.model))) {
         metrics.ingresses.set({ state }, count);
       }
-      if (leader) await this.#reportIngresses(outcome.model);
+      if (leader) await this.#reportIngresses(outcome.model, snapshot);
     }
     if (!outcome.ok) {
       metrics.reconciles.inc({ result: `${outcome.stage}_failed` });
@@ -162,16 +168,20 @@ export class Reconciler {
     metrics.reconciles.inc({
       result: results.length === 0 && unchanged ? 'unchanged' : 'delivered',
     });
-    await this.#reportDelivery(config, outcome.digest, results);
+    await this.#reportDelivery(config, outcome.digest, results, outcome.model.model.ingresses);
   }
 
-  /** Reports the agents' answers: Ready when every agent runs the configuration. */
+  /**
+   * Reports the agents' answers: Ready when every agent runs the configuration; then its
+   * Ingresses carry the published address.
+   */
   async #reportDelivery(
     config: Parameters<StatusReporter['setCondition']>[0],
     digest: string,
     results: readonly AgentApplyResult[],
+    served: readonly ModelIngress[],
   ): Promise<void> {
-    const { reporter, delivery } = this.#options;
+    const { reporter, delivery, metrics, publisher } = this.#options;
     const failed = results.filter((result) => !result.ok);
     const generation = config.metadata?.generation ?? 0;
     if (failed.length === 0) {
@@ -182,6 +192,8 @@ export class Reconciler {
           message: `The configuration ${digest.slice(0, 19)} passed haproxy -c and runs on the agents.`,
           observedGeneration: generation,
         });
+        metrics.lastSuccess.setToCurrentTime();
+        await publisher?.publish(served);
       }
       return;
     }
@@ -200,17 +212,17 @@ export class Reconciler {
    * One Warning Event per Ingress not served as written: left out by the routing model or at
    * the check (the pipeline adds those to `excluded`), or served in part.
    */
-  async #reportIngresses(model: ModelResult): Promise<void> {
+  async #reportIngresses(model: ModelResult, snapshot: ClusterSnapshot): Promise<void> {
     const { reporter } = this.#options;
+    const uids = new Map(
+      snapshot.ingresses.map((view) => [objectKey(view.namespace, view.name), view.uid]),
+    );
     const now = new Set<string>();
     for (const event of ingressEvents(model)) {
-      now.add(`${event.namespace}/${event.name}`);
-      await reporter.event(
-        ingressRef(event.namespace, event.name),
-        'Warning',
-        event.reason,
-        event.message,
-      );
+      const key = objectKey(event.namespace, event.name);
+      now.add(key);
+      const ingress = { namespace: event.namespace, name: event.name, uid: uids.get(key) ?? '' };
+      await reporter.ingressEvent(ingress, 'Warning', event.reason, event.message);
     }
     for (const key of this.#reported) {
       if (now.has(key)) continue;
@@ -219,8 +231,4 @@ export class Reconciler {
     }
     this.#reported = now;
   }
-}
-
-function ingressRef(namespace: string, name: string) {
-  return { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace, name };
 }

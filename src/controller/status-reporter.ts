@@ -1,17 +1,21 @@
 /**
  * What the controller tells operators through the API: the Ready condition of the
- * HAProxyTemplateConfig (status subresource) and Events on it and on excluded Ingresses.
- * Writes only when something changed, so a steady state costs the API server nothing.
+ * HAProxyTemplateConfig (status subresource) and Events on it and on Ingresses not served as
+ * written. Writes only when something changed, so a steady state costs the API server nothing.
+ * Every Event names its object with uid and resourceVersion: `kubectl describe` finds an
+ * object's Events by uid.
  */
 import {
   CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
   type KubernetesObject,
+  NetworkingV1Api,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
 import { makeApiClient } from '../kube/api-client.ts';
+import { apiStatus } from '../kube/api-errors.ts';
 import type { RequestCounter } from '../kube/request-counter.ts';
 import {
   templateConfigGroup,
@@ -25,7 +29,8 @@ export interface ObjectRef {
   readonly kind: string;
   readonly namespace: string;
   readonly name: string;
-  readonly uid?: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
 }
 
 export interface ReadyCondition {
@@ -56,6 +61,7 @@ export class StatusReporter {
   readonly #options: StatusReporterOptions;
   readonly #core: CoreV1Api;
   readonly #custom: CustomObjectsApi;
+  readonly #networking: NetworkingV1Api;
   readonly #lastCondition = new Map<string, string>();
   readonly #lastEvent = new Map<string, string>();
 
@@ -64,6 +70,7 @@ export class StatusReporter {
     const client = { counter: options.counter, userAgent: options.userAgent };
     this.#core = makeApiClient(options.kubeConfig, CoreV1Api, client);
     this.#custom = makeApiClient(options.kubeConfig, CustomObjectsApi, client);
+    this.#networking = makeApiClient(options.kubeConfig, NetworkingV1Api, client);
   }
 
   /** Sets the Ready condition of a HAProxyTemplateConfig (only when it changed). */
@@ -111,25 +118,69 @@ export class StatusReporter {
     reason: string,
     message: string,
   ): Promise<void> {
+    await this.#record(object, object.uid, type, reason, message, () => Promise.resolve(object));
+  }
+
+  /**
+   * Records an Event on the Ingress `namespace/name` whose uid the informer saw, unless the
+   * same reason and message were just recorded for it. The Ingress is read first (one GET per
+   * new Event) for its resourceVersion; no Event is recorded once it is gone or replaced.
+   */
+  async ingressEvent(
+    ingress: { readonly namespace: string; readonly name: string; readonly uid: string },
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): Promise<void> {
+    const base = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', ...ingress };
+    await this.#record(base, ingress.uid, type, reason, message, async () => {
+      try {
+        const current = await this.#networking.readNamespacedIngress({
+          namespace: ingress.namespace,
+          name: ingress.name,
+        });
+        if (current.metadata?.uid !== ingress.uid) return undefined;
+        return { ...base, resourceVersion: current.metadata.resourceVersion ?? '' };
+      } catch (error) {
+        if (apiStatus(error) === 404) return undefined;
+        throw error;
+      }
+    });
+  }
+
+  async #record(
+    object: Omit<ObjectRef, 'uid' | 'resourceVersion'>,
+    uid: string,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    complete: () => Promise<ObjectRef | undefined>,
+  ): Promise<void> {
     const key = `${object.kind} ${object.namespace}/${object.name}`;
-    const fingerprint = `${type} ${reason} ${message}`;
+    const fingerprint = `${uid} ${type} ${reason} ${message}`;
     if (this.#lastEvent.get(key) === fingerprint) return;
     this.#lastEvent.set(key, fingerprint);
     const now = new Date();
     try {
+      const ref = await complete();
+      if (ref === undefined) {
+        this.#lastEvent.delete(key);
+        return;
+      }
       await this.#core.createNamespacedEvent({
-        namespace: object.namespace,
+        namespace: ref.namespace,
         body: {
           metadata: {
-            generateName: `${object.name.slice(0, 200)}.`,
-            namespace: object.namespace,
+            generateName: `${ref.name.slice(0, 200)}.`,
+            namespace: ref.namespace,
           },
           involvedObject: {
-            apiVersion: object.apiVersion,
-            kind: object.kind,
-            namespace: object.namespace,
-            name: object.name,
-            ...(object.uid === undefined || object.uid === '' ? {} : { uid: object.uid }),
+            apiVersion: ref.apiVersion,
+            kind: ref.kind,
+            namespace: ref.namespace,
+            name: ref.name,
+            uid: ref.uid,
+            resourceVersion: ref.resourceVersion,
           },
           type,
           reason,
@@ -167,5 +218,6 @@ export function templateConfigRef(config: KubernetesObject): ObjectRef {
     namespace: config.metadata?.namespace ?? '',
     name: config.metadata?.name ?? '',
     uid: config.metadata?.uid ?? '',
+    resourceVersion: config.metadata?.resourceVersion ?? '',
   };
 }
