@@ -43,6 +43,17 @@ async function readValuesFile(path: string): Promise<string> {
   }
 }
 
+/**
+ * What to do after a rejection, on stderr (stdout stays the report, JSON included): a
+ * rejected first install leaves a `failed` release that `helm install` refuses to reuse.
+ */
+function retryAdvice({ release, namespace }: PreflightFlags): string {
+  return (
+    `Fix the cause named above, then retry with helm upgrade --install ${release} <chart> -n ${namespace} (a rejected first install leaves a failed release, and helm install cannot reuse its name), ` +
+    `or run helm uninstall ${release} -n ${namespace} first. GitOps: correct the values in Git; the next sync or reconciliation reruns this check.\n`
+  );
+}
+
 /** Runs the preflight and returns its exit code. */
 async function runPreflight(flags: PreflightFlags): Promise<number> {
   // Modules load here, not at start-up, so other commands stay fast; helm starts as soon as
@@ -59,6 +70,7 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
       process.stdout.write(
         formatReport({ allowed: false, findings: [parsed.finding] }, flags.output, subject),
       );
+      process.stderr.write(retryAdvice(flags));
       return 1;
     }
     layers.push({ ...parsed.values });
@@ -101,6 +113,7 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
     },
   );
   process.stdout.write(formatReport(report, flags.output, subject));
+  if (!report.allowed) process.stderr.write(retryAdvice(flags));
   return report.allowed ? 0 : 1;
 }
 

@@ -64,6 +64,11 @@ export const validationCodes = {
   IdentitySecretsSwitched: 'IdentitySecretsSwitched',
   /** The external webhook certificate does not verify against controller.webhook.caBundle. */
   WebhookCertificateInvalid: 'WebhookCertificateInvalid',
+  /**
+   * controller.webhook.caBundle does not hold the CA that issued the webhook certificate, while
+   * the certificate Secret's own ca.crt does: the value is wrong, not the certificate.
+   */
+  WebhookCaBundleMismatch: 'WebhookCaBundleMismatch',
 
   // Secret material.
 

@@ -149,17 +149,61 @@ describe('live rules', () => {
     ).toEqual([]);
   });
 
-  it('check the external webhook certificate against caBundle and the Service name', () => {
+  it('check the external webhook certificate against caBundle and the Service name', async () => {
     const flat = {
       'controller.webhook.secretName': 'hook',
       'controller.webhook.caBundle': b64(pem(webhookCa.certificate)),
     };
     const good = secret('hook', keyPairData(webhookLeaf.certificate, webhookLeaf.keys));
     expect(findings(flat, [good])).toEqual([]);
-    const wrong = secret('hook', keyPairData(agent.certificate, agent.keys));
-    expect(findings(flat, [wrong])[0]).toMatch(
-      /^error WebhookCertificateInvalid secret\/hook\/tls\.crt: The webhook certificate in Secret haptic\/hook cannot serve haptic-webhook\.haptic\.svc under controller\.webhook\.caBundle: /,
-    );
+    const otherCa = await issueLeaf({
+      role: 'agent',
+      dnsName: 'haptic-webhook.haptic.svc',
+      issuer: { certificate: ca.certificate, privateKey: ca.keys.privateKey },
+      validityDays: 30,
+      now,
+    });
+    expect(
+      findings(flat, [secret('hook', keyPairData(otherCa.certificate, otherCa.keys))]),
+    ).toEqual([
+      `error WebhookCertificateInvalid secret/hook/tls.crt: The webhook certificate in Secret haptic/hook (issuer ${ca.certificate.subject}) is not signed by a CA in controller.webhook.caBundle: reissue it from the CA in caBundle, or set caBundle to the base64 PEM of the CA that issued it.`,
+    ]);
+    const unnamed = secret('hook', keyPairData(agent.certificate, agent.keys));
+    expect(findings(flat, [unnamed])).toEqual([
+      'error WebhookCertificateInvalid secret/hook/tls.crt: The webhook certificate in Secret haptic/hook cannot serve haptic-webhook.haptic.svc under controller.webhook.caBundle: The certificate CN=agent.example.internal has DNS names agent.example.internal, not haptic-webhook.haptic.svc; reissue it with the DNS SAN haptic-webhook.haptic.svc. Update the Secret, or caBundle, so they match.',
+    ]);
+  });
+
+  it("name caBundle, not the certificate, when the Secret's own ca.crt verifies it", () => {
+    const flat = {
+      'controller.webhook.secretName': 'hook',
+      'controller.webhook.caBundle': b64(pem(ca.certificate)),
+    };
+    const hook = secret('hook', {
+      ...keyPairData(webhookLeaf.certificate, webhookLeaf.keys),
+      'ca.crt': b64(pem(webhookCa.certificate)),
+    });
+    expect(findings(flat, [hook])).toEqual([
+      `error WebhookCaBundleMismatch controller.webhook.caBundle: controller.webhook.caBundle does not hold the CA that issued the webhook certificate in Secret haptic/hook (issuer ${webhookCa.certificate.subject}), so the API server would refuse the webhook's TLS. Set controller.webhook.caBundle to that Secret's ca.crt as base64: kubectl get secret hook -n haptic -o jsonpath='{.data.ca\\.crt}'.`,
+    ]);
+  });
+
+  it('report a webhook or frontend key that does not belong to its certificate as KeyMismatch on tls.key', () => {
+    const mismatched = secret('pair', keyPairData(webhookLeaf.certificate, agent.keys));
+    expect(
+      findings(
+        {
+          'controller.webhook.secretName': 'pair',
+          'controller.webhook.caBundle': b64(pem(webhookCa.certificate)),
+        },
+        [mismatched],
+      ),
+    ).toEqual([
+      'error KeyMismatch secret/pair/tls.key: tls.key of Secret haptic/pair does not belong to the webhook certificate in tls.crt: update tls.crt and tls.key together, from the same issuance.',
+    ]);
+    expect(findings({ 'defaultSSLCertificate.secretName': 'pair' }, [mismatched])).toEqual([
+      'error KeyMismatch secret/pair/tls.key: tls.key of Secret haptic/pair does not belong to the default frontend certificate in tls.crt: update tls.crt and tls.key together, from the same issuance.',
+    ]);
   });
 
   it('warn when the release switches identity Secrets away from the mounted ones', () => {

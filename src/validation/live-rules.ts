@@ -3,7 +3,7 @@
  * Secret's keys, externally supplied identities and certificates, and the identity Secrets the
  * running workloads mount today.
  */
-import { type VerifyChainOptions, verifyChain } from '../pki/index.ts';
+import { chainFailureReasons, verifyChain, type x509 } from '../pki/index.ts';
 import { keyBelongsTo } from './certificate-memo.ts';
 import { validationCodes } from './codes.ts';
 import { type Finding, error, secretPath, warning } from './finding.ts';
@@ -128,40 +128,96 @@ function externalIdentityFindings(subject: LiveSubject, role: 'server' | 'client
   ];
 }
 
-/** Why a serving key pair cannot serve `dnsName` under `anchors`, or nothing. */
-function servingProblem(
-  material: KeyPairMaterial | string,
-  secret: string,
-  options: Omit<VerifyChainOptions, 'chain'>,
-): string | undefined {
-  if (typeof material === 'string') return material;
-  if (!keyBelongsTo(material.privateKey, material.chain[0])) {
-    return `tls.key of Secret ${secret} does not belong to the certificate in tls.crt.`;
-  }
-  const result = verifyChain({ ...options, chain: material.chain });
-  return result.ok ? undefined : result.message;
+/** The key-pair Secret's tls.key does not belong to its tls.crt, or nothing. */
+function servingKeyMismatch(
+  name: string,
+  secret: SecretObject,
+  material: KeyPairMaterial,
+  what: string,
+): Finding | undefined {
+  return keyBelongsTo(material.privateKey, material.chain[0])
+    ? undefined
+    : error(
+        validationCodes.KeyMismatch,
+        secretPath(name, 'tls.key'),
+        `tls.key of Secret ${secretLabel(secret)} does not belong to the ${what} in tls.crt: update tls.crt and tls.key together, from the same issuance.`,
+      );
 }
 
-function webhookFindings({ plan, values, live, now, decoder }: LiveSubject): Finding[] {
+/** The Secret's own ca.crt, when it holds certificates. */
+function ownTrust(secret: SecretObject): readonly x509.X509Certificate[] | undefined {
+  const value = secret.data['ca.crt'];
+  if (typeof value !== 'string') return undefined;
+  const decoded = decodeCertificateBundle(value, `ca.crt of Secret ${secretLabel(secret)}`);
+  return typeof decoded === 'string' ? undefined : decoded;
+}
+
+/**
+ * Why the webhook certificate cannot be verified by the API server: caBundle is the trust the
+ * API server uses, so a certificate its own Secret's ca.crt verifies points at caBundle.
+ */
+function webhookChainFinding(
+  subject: LiveSubject,
+  secret: SecretObject,
+  material: KeyPairMaterial,
+  anchors: readonly x509.X509Certificate[],
+): Finding | undefined {
+  const { plan, now } = subject;
+  const dnsName = `${plan.webhookService}.${plan.namespace}.svc`;
+  const result = verifyChain({ chain: material.chain, anchors, now, dnsName });
+  if (result.ok) return undefined;
+  const name = secretLabel(secret);
+  if (result.reason === chainFailureReasons.UnknownAuthority) {
+    const own = ownTrust(secret);
+    const byOwn =
+      own === undefined
+        ? undefined
+        : verifyChain({ chain: material.chain, anchors: own, now, dnsName });
+    if (byOwn?.ok === true) {
+      return error(
+        validationCodes.WebhookCaBundleMismatch,
+        'controller.webhook.caBundle',
+        `controller.webhook.caBundle does not hold the CA that issued the webhook certificate in Secret ${name} (issuer ${material.chain[0].issuer}), so the API server would refuse the webhook's TLS. ` +
+          `Set controller.webhook.caBundle to that Secret's ca.crt as base64: kubectl get secret ${secret.name} -n ${secret.namespace} -o jsonpath='{.data.ca\\.crt}'.`,
+      );
+    }
+    return error(
+      validationCodes.WebhookCertificateInvalid,
+      secretPath(secret.name, 'tls.crt'),
+      `The webhook certificate in Secret ${name} (issuer ${material.chain[0].issuer}) is not signed by a CA in controller.webhook.caBundle: reissue it from the CA in caBundle, or set caBundle to the base64 PEM of the CA that issued it.`,
+    );
+  }
+  return error(
+    validationCodes.WebhookCertificateInvalid,
+    secretPath(secret.name, 'tls.crt'),
+    `The webhook certificate in Secret ${name} cannot serve ${dnsName} under controller.webhook.caBundle: ${result.message} Update the Secret, or caBundle, so they match.`,
+  );
+}
+
+function webhookFindings(subject: LiveSubject): Finding[] {
+  const { plan, values, live, decoder } = subject;
   const planned = plannedSecret(plan, 'webhook');
   if (plan.webhookSource !== 'external' || planned === undefined) return [];
   const secret = live.secrets.get(planned.name);
   if (secret === undefined)
     return [missing(plan, planned, 'the webhook certificate (tls.crt, tls.key)')];
   const material = decoder.keyPair(secret.data, secretLabel(secret));
+  if (typeof material === 'string') {
+    return [
+      error(
+        validationCodes.WebhookCertificateInvalid,
+        secretPath(planned.name, 'tls.crt'),
+        `The webhook certificate in Secret ${secretLabel(secret)} cannot be read: ${material} Store the certificate (leaf, then intermediates) in tls.crt and its key in tls.key, both PEM.`,
+      ),
+    ];
+  }
+  const mismatch = servingKeyMismatch(planned.name, secret, material, 'webhook certificate');
+  if (mismatch !== undefined) return [mismatch];
+  // An unreadable caBundle is the values rules' finding (WebhookCaBundleInvalid).
   const anchors = decodeCertificateBundle(values.webhook.caBundle, 'controller.webhook.caBundle');
   if (typeof anchors === 'string') return [];
-  const dnsName = `${plan.webhookService}.${plan.namespace}.svc`;
-  const problem = servingProblem(material, secretLabel(secret), { anchors, now, dnsName });
-  return problem === undefined
-    ? []
-    : [
-        error(
-          validationCodes.WebhookCertificateInvalid,
-          secretPath(planned.name, 'tls.crt'),
-          `The webhook certificate in Secret ${secretLabel(secret)} cannot serve ${dnsName} under controller.webhook.caBundle: ${problem} Update the Secret, or caBundle, so they match.`,
-        ),
-      ];
+  const found = webhookChainFinding(subject, secret, material, anchors);
+  return found === undefined ? [] : [found];
 }
 
 function frontendFindings({ plan, live, decoder }: LiveSubject): Finding[] {
@@ -171,21 +227,22 @@ function frontendFindings({ plan, live, decoder }: LiveSubject): Finding[] {
   if (secret === undefined)
     return [missing(plan, planned, 'the frontend certificate (tls.crt, tls.key)')];
   const material = decoder.keyPair(secret.data, secretLabel(secret));
-  const problem =
-    typeof material === 'string'
-      ? material
-      : keyBelongsTo(material.privateKey, material.chain[0])
-        ? undefined
-        : `tls.key of Secret ${secretLabel(secret)} does not belong to the certificate in tls.crt.`;
-  return problem === undefined
-    ? []
-    : [
-        error(
-          validationCodes.SecretUnparsable,
-          secretPath(planned.name, 'tls.crt'),
-          `${problem} Replace the default frontend certificate with a matching tls.crt and tls.key.`,
-        ),
-      ];
+  if (typeof material === 'string') {
+    return [
+      error(
+        validationCodes.SecretUnparsable,
+        secretPath(planned.name, 'tls.crt'),
+        `${material} Replace the default frontend certificate with a PEM tls.crt (leaf, then intermediates) and its tls.key.`,
+      ),
+    ];
+  }
+  const mismatch = servingKeyMismatch(
+    planned.name,
+    secret,
+    material,
+    'default frontend certificate',
+  );
+  return mismatch === undefined ? [] : [mismatch];
 }
 
 function takeoverFindings({ plan, live }: LiveSubject): Finding[] {

@@ -100,6 +100,9 @@ export const strayCaTrusted: Check<TrustSubject> = ({ name, label, next, peer, m
     anchorsChain(ca, next.chain),
   );
   if (started) return undefined;
+  // A chain no CA of ca.crt anchors (an intermediate missing or from elsewhere) is the identity
+  // rules' finding (IdentityUntrusted); calling ca.crt stray as well would point at the wrong fix.
+  if (!next.trust.some((ca) => anchorsChain(ca, next.chain))) return undefined;
   const chains = peer === undefined ? [next.chain] : [next.chain, peer.chain];
   const stray = next.trust.filter((ca) => !chains.some((chain) => anchorsChain(ca, chain)));
   return stray.length === 0
