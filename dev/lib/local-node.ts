@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { imageArchivePath, readChartImage } from './chart-image.ts';
+import { type ChartImage, imageArchivePath, readChartImage } from './chart-image.ts';
 import { clusterCidrs } from './cluster-network.ts';
 import { holdUnreachableRoutes } from './local-routes.ts';
 import { startNode, type RealNode } from './node/start-node.ts';
@@ -58,12 +58,17 @@ export async function startLocalNode(dir: string, ownerPid = process.pid): Promi
     node,
     kubeconfigPath: node.kubeconfigPath,
     image: image.reference,
-    haproxyImageValues: [
-      '--set',
-      `haproxy.image.repository=${image.repository}`,
-      '--set',
-      `haproxy.image.tag=${image.tag}`,
-    ],
+    haproxyImageValues: haproxyImageValues(image),
     stop,
   };
+}
+
+/** `helm --set` pairs that run HAProxy from the product image. */
+export function haproxyImageValues(image: ChartImage): readonly string[] {
+  return [
+    '--set',
+    `haproxy.image.repository=${image.repository}`,
+    '--set',
+    `haproxy.image.tag=${image.tag}`,
+  ];
 }

@@ -68,8 +68,16 @@ export class LeaderElection {
     });
   }
 
+  /**
+   * Whether this replica leads now: it won the Lease and renewed it within `renewDeadline`.
+   * A replica that was frozen (stopped by the kernel, a long GC pause, a VM migration) wakes
+   * up with a stale renewal and does not lead until it renews again, though its retry timer
+   * may not have run yet: another replica may hold the Lease by then.
+   */
   get leading(): boolean {
-    return this.#leading;
+    return (
+      this.#leading && Date.now() - this.#lastRenew <= (this.#options.renewDeadlineMs ?? 10_000)
+    );
   }
 
   start(): void {

@@ -22,13 +22,15 @@ export interface NodeLayout {
   readonly images: string;
 }
 
+/** Machine-wide like the node itself, and short: a Unix socket path has 107 bytes at most. */
+export const containerdSocket = join(nodeRunDir, 'containerd.sock');
+
 export function nodeLayout(dir: string): NodeLayout {
   return {
     dir,
     logs: join(dir, 'logs'),
     containerdRoot: join(dir, 'containerd'),
-    // Machine-wide like the node itself, and short: a Unix socket path has 107 bytes at most.
-    containerdSocket: join(nodeRunDir, 'containerd.sock'),
+    containerdSocket,
     cniConfDir: join(dir, 'cni'),
     kubeletRoot: join(dir, 'kubelet'),
     podLogs: join(dir, 'pod-logs'),

@@ -245,10 +245,10 @@ describe('haptic run against the chart, two HAProxy replicas and real agents', (
     );
   });
 
-  it('brings a restarted agent to the current configuration', async () => {
+  it('brings an agent that stopped answering to the current configuration', async () => {
     const [first] = site.replicas;
     if (first === undefined) throw new Error('no replica');
-    await first.stopAgent();
+    await site.container(first.name, 'agent', 'pause');
     await site.apply(site.ingress('late', [route('late.example.com', '/', 'Prefix', 'alpha')]));
     await eventually(
       'other replica serves',
@@ -256,7 +256,7 @@ describe('haptic run against the chart, two HAProxy replicas and real agents', (
       (s) => s === 200,
     );
     expect((await site.fetch(first, 'http', 'late.example.com')).status).toBe(404);
-    await first.restartAgent();
+    await site.container(first.name, 'agent', 'resume');
     await eventually(
       'restarted replica serves',
       () => site.everywhere('late.example.com', '/', ['http']),
