@@ -1,10 +1,10 @@
 /**
- * Time from an Ingress change to both HAProxy replicas serving it: the real node
- * (dev/lib/local-node.ts), `helm install` of the chart, two haptic-haproxy replicas and one
- * controller run locally as the chart's Deployments say (dev/local-pods; the Deployments' own
- * Pods stay Pending: their nodeSelector matches no node), two backends; then the Ingress is switched between
- * the backends `changes` times and both replicas are polled every 10 ms until they answer from
- * the new backend. Measured from the start of the API write (the PUT through the client).
+ * Time from an Ingress change to both HAProxy replicas serving it, on the real node
+ * (dev/lib/local-node.ts): `helm install` of the chart as a user runs it (the controller and
+ * two haptic-haproxy replicas as Pods of the product image), two sample backend Deployments;
+ * then the Ingress is switched between the backends `changes` times and both replicas are
+ * polled by Pod IP every 10 ms until they answer from the new backend. Measured from the start
+ * of the API write (the PUT through the client).
  *
  *   node bench/controller-propagation.ts [changes=20]
  */
@@ -13,78 +13,53 @@ import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  DiscoveryV1Api,
-  KubeConfig,
-  NetworkingV1Api,
-  CoreV1Api,
-  type V1Ingress,
-} from '@kubernetes/client-node';
+import { KubeConfig, NetworkingV1Api, type V1Ingress } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { startLocalNode } from '../dev/lib/local-node.ts';
-import { startNetnsHost } from '../dev/lib/netns-host.ts';
+import { sampleBackendObjects } from '../dev/lib/sample-backend.ts';
 import { projectRoot, toolPath } from '../dev/lib/tools.ts';
-import {
-  type HAProxyReplica,
-  controllerReplica,
-  startHAProxyReplica,
-} from '../dev/local-pods/release-pods.ts';
 
 const changes = Number(process.argv[2] ?? 20);
 const dir = mkdtempSync(join(tmpdir(), 'bench-propagation-'));
 const cluster = await startLocalNode(join(dir, 'cluster'));
-const stops: (() => Promise<unknown>)[] = [() => cluster.stop()];
 try {
   const env = { KUBECONFIG: cluster.kubeconfigPath };
+  const kubectl = (args: readonly string[], input?: string) =>
+    execa(toolPath('kubectl'), args, { env, ...(input === undefined ? {} : { input }) });
   await execa(
     toolPath('helm'),
     [
       ...['install', 'haptic', join(projectRoot, 'chart'), '-n', 'haptic', '--create-namespace'],
-      ...['--set', 'controller.nodeSelector.haptic-test=local-pods'],
-      ...['--set', 'haproxy.nodeSelector.haptic-test=local-pods'],
+      ...['--set', 'controller.replicas=1', ...cluster.haproxyImageValues],
     ],
     { env },
   );
+  const backends = ['blue', 'green'].flatMap((name) =>
+    sampleBackendObjects(name, 'haptic', cluster.image),
+  );
+  await kubectl(
+    ['apply', '-f', '-'],
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: backends }),
+  );
+  for (const deployment of ['haptic-controller', 'haptic-haproxy', 'blue', 'green']) {
+    await kubectl([
+      'rollout',
+      'status',
+      `deployment/${deployment}`,
+      '-n',
+      'haptic',
+      '--timeout=3m',
+    ]);
+  }
+  const addresses = (
+    await kubectl([
+      ...['get', 'pods', '-n', 'haptic', '-l', 'app.kubernetes.io/component=loadbalancer'],
+      ...['-o', 'jsonpath={.items[*].status.podIP}'],
+    ])
+  ).stdout.split(' ');
   const kc = new KubeConfig();
   kc.loadFromFile(cluster.kubeconfigPath);
-  const pods = { kubeConfig: kc, namespace: 'haptic', dir: join(dir, 'pods') };
-  const replicas: HAProxyReplica[] = [];
-  for (const [i, address] of ['127.0.0.2', '127.0.0.3'].entries()) {
-    const replica = await startHAProxyReplica(pods, `haptic-haproxy-${i}`, address);
-    stops.push(() => replica.pod.stop());
-    replicas.push(replica);
-  }
-  const controller = await controllerReplica(pods, 'haptic-controller-0', '127.0.0.11', {
-    agents: replicas,
-  });
-  stops.push(() => controller.pod.stop());
-  await controller.start();
-
-  const core = kc.makeApiClient(CoreV1Api);
-  const discovery = kc.makeApiClient(DiscoveryV1Api);
   const networking = kc.makeApiClient(NetworkingV1Api);
-  for (const [i, name] of ['blue', 'green'].entries()) {
-    // Each backend is a test host (a network namespace), reached like a Pod at an IPv4 address.
-    const host = await startNetnsHost({ body: name, logFile: join(dir, `backend-${i}.log`) });
-    stops.push(() => host.stop());
-    const { address, port } = host;
-    await core.createNamespacedService({
-      namespace: 'haptic',
-      body: {
-        metadata: { name },
-        spec: { clusterIP: 'None', ports: [{ name: 'http', port: 80 }] },
-      },
-    });
-    await discovery.createNamespacedEndpointSlice({
-      namespace: 'haptic',
-      body: {
-        metadata: { name: `${name}-1`, labels: { 'kubernetes.io/service-name': name } },
-        addressType: 'IPv4',
-        ports: [{ name: 'http', port }],
-        endpoints: [{ addresses: [address] }],
-      },
-    });
-  }
   const ingress = (service: string): V1Ingress => ({
     metadata: { name: 'web', namespace: 'haptic' },
     spec: {
@@ -130,7 +105,7 @@ try {
       call.end();
     });
   const served = async (name: string): Promise<boolean> =>
-    (await Promise.all(replicas.map((r) => get(r.address)))).every((a) => a === `${name} /`);
+    (await Promise.all(addresses.map((address) => get(address)))).every((a) => a === `${name} /`);
   await networking.createNamespacedIngress({ namespace: 'haptic', body: ingress('blue') });
   while (!(await served('blue'))) await sleep(20);
   const times: number[] = [];
@@ -161,6 +136,6 @@ try {
     `Ingress change → both replicas serving (${changes} changes): p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms\n`,
   );
 } finally {
-  for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  await cluster.stop();
   rmSync(dir, { recursive: true, force: true });
 }

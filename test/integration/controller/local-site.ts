@@ -1,40 +1,62 @@
 /**
- * A release of the chart installed in a test namespace of the run's node (hooks run as real
- * Jobs), its two haptic-haproxy replicas and its controller replicas run locally exactly as the
- * Deployments say (dev/local-pods; the Deployments' own Pods stay Pending: their nodeSelector
- * matches no node), and sample backends: small HTTP servers on test hosts (network
- * namespaces, dev/lib/netns-host.ts) exposed through a Service and an IPv4 EndpointSlice. Each
- * site uses its own 127.x.y.0/24 addresses and its own IngressClass, so test files running in
- * parallel never see each other.
+ * A release of the chart installed in a test namespace of the run's node, as a user installs
+ * it: hooks run as Jobs, the haptic-controller and haptic-haproxy Deployments roll out as Pods
+ * of the product image, the controller finds the agents by Pod IP. Sample backends are
+ * Deployments too (the product image's Node answering `<name> <path>`) behind a Service whose
+ * EndpointSlice the cluster maintains. Each site has its own namespace and IngressClass, so
+ * test files running in parallel never see each other. Pod IPs answer from the host.
  */
-import { randomInt } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type ControllerReplica,
-  type HAProxyReplica,
-  controllerReplica,
-  startHAProxyReplica,
-} from '../../../dev/local-pods/release-pods.ts';
-import { type NetnsHost, startNetnsHost } from '../../../dev/lib/netns-host.ts';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
+import { readChartImage } from '../../../dev/lib/chart-image.ts';
+import { containerdSocket } from '../../../dev/lib/node/node-config.ts';
+import { sampleBackendObjects } from '../../../dev/lib/sample-backend.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
-import { adminKubeConfig, createTestNamespace, helm, kubectl } from '../../support/cluster.ts';
+import { createTestNamespace, haproxyImageValues, helm, kubectl } from '../../support/cluster.ts';
 import { selfSignedCertificate } from '../../support/self-signed.ts';
+import { servingMaterial } from '../webhook/registered-webhook.ts';
+
+/** A Pod of the site: its name, Pod IP and the uid of the Pod object. */
+export interface SitePod {
+  readonly name: string;
+  readonly address: string;
+  readonly uid: string;
+}
+
+/** A haptic-haproxy Pod: HAProxy on :8080/:8443, the agent on `agentPort`. */
+export interface HAProxyReplica extends SitePod {
+  readonly agentPort: number;
+}
 
 export interface Backend {
   readonly name: string;
+  /** Pod IP of the backend's one replica. */
   readonly address: string;
   readonly port: number;
-  readonly host: NetnsHost;
 }
 
 export interface Answer {
   readonly status: number;
   readonly body: string;
+}
+
+export interface SiteOptions {
+  /** Replicas of the haptic-controller Deployment. @default 1 */
+  readonly controllers?: number;
+  /**
+   * Register the chart's admission webhook: the site creates a serving certificate for the
+   * webhook Service in a Secret and passes it with its CA bundle (controller.webhook.*).
+   */
+  readonly webhook?: boolean;
+  /** More `helm install` arguments, e.g. `--set` pairs. */
+  readonly values?: readonly string[];
 }
 
 export async function eventually<T>(
@@ -60,106 +82,224 @@ export async function eventually<T>(
   );
 }
 
-/** Keeps the Deployments' Pods off the node (Pending), so only the local replicas run. */
-const localPodsOnly = ['controller', 'haproxy'].flatMap((component) => [
-  '--set',
-  `${component}.nodeSelector.haptic-test=local-pods`,
-]);
+interface ContainerStatus {
+  readonly name: string;
+  readonly containerID?: string;
+  readonly restartCount: number;
+}
+
+interface PodList {
+  readonly items: readonly {
+    readonly metadata: { readonly name: string; readonly uid: string };
+    readonly status: {
+      readonly podIP?: string;
+      readonly phase?: string;
+      readonly conditions?: readonly { readonly type: string; readonly status: string }[];
+      readonly containerStatuses?: readonly ContainerStatus[];
+      /** Sidecars (init containers with restartPolicy Always): the agent, config-check. */
+      readonly initContainerStatuses?: readonly ContainerStatus[];
+    };
+  }[];
+}
+
+async function kubectlOk(args: readonly string[], input?: string): Promise<string> {
+  const result = await kubectl(args, input);
+  if (result.exitCode !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
 
 export class LocalSite {
   readonly namespace: string;
   readonly ingressClass: string;
-  readonly subnet: string;
   readonly dir: string;
-  readonly replicas: HAProxyReplica[] = [];
-  readonly controllers: ControllerReplica[] = [];
+  replicas: HAProxyReplica[] = [];
+  controllers: SitePod[] = [];
   readonly backends: Backend[] = [];
+  /** The CA of the webhook's serving certificate, once the site registers the webhook. */
+  webhookCaPem = '';
 
-  private constructor(namespace: string, subnet: string) {
+  private constructor(namespace: string) {
     this.namespace = namespace;
     this.ingressClass = namespace;
-    this.subnet = subnet;
     this.dir = mkdtempSync(join(tmpdir(), `haptic-site-${namespace}-`));
   }
 
-  /** Installs the chart and starts two HAProxy replicas and `controllers` controllers. */
-  static async start(
-    prefix: string,
-    controllers = 1,
-    extraArgs: readonly string[] = [],
-  ): Promise<LocalSite> {
+  /** Installs the chart, waits for both Deployments to roll out, reads the Pods' addresses. */
+  static async start(prefix: string, options: SiteOptions = {}): Promise<LocalSite> {
     const namespace = await createTestNamespace(prefix);
-    const site = new LocalSite(namespace, `127.${randomInt(10, 250)}.${randomInt(1, 250)}`);
+    const site = new LocalSite(namespace);
+    const webhook = options.webhook === true ? await site.webhookValues() : [];
     const install = await helm([
-      'install',
-      'haptic',
-      join(projectRoot, 'chart'),
-      '-n',
-      namespace,
-      '--set',
-      `ingressClass.name=${site.ingressClass}`,
-      ...localPodsOnly,
-      '--timeout',
-      '2m',
+      ...['install', 'haptic', join(projectRoot, 'chart'), '-n', namespace],
+      ...['--set', `ingressClass.name=${site.ingressClass}`],
+      ...['--set', `controller.replicas=${String(options.controllers ?? 1)}`],
+      ...haproxyImageValues(),
+      ...webhook,
+      ...(options.values ?? []),
+      ...['--timeout', '3m'],
     ]);
     if (install.exitCode !== 0) throw new Error(`helm install failed: ${install.stderr}`);
-    const options = { kubeConfig: adminKubeConfig(), namespace, dir: site.dir };
-    for (const i of [0, 1]) {
-      site.replicas.push(
-        await startHAProxyReplica(options, `haptic-haproxy-${i}`, `${site.subnet}.${2 + i}`),
-      );
-    }
-    for (let i = 0; i < controllers; i += 1) {
-      const controller = await controllerReplica(
-        options,
-        `haptic-controller-${i}`,
-        `${site.subnet}.${11 + i}`,
-        {
-          agents: site.replicas,
-          extraArgs: ['--agent-sync-interval=1', ...extraArgs],
-        },
-      );
-      site.controllers.push(controller);
-      await controller.start();
-    }
+    await site.rollout();
     return site;
   }
 
   /**
-   * A test host answering `<name> <path>` (its own network namespace, reached through a veth),
-   * with a Service and an IPv4 EndpointSlice naming its address, as a Pod's would be.
+   * `helm upgrade --reuse-values` with more values (hooks run again), then waits for both
+   * Deployments to roll out and reads the new Pods.
+   */
+  async upgrade(values: readonly string[]): Promise<void> {
+    const upgrade = await helm([
+      ...['upgrade', 'haptic', join(projectRoot, 'chart'), '-n', this.namespace],
+      ...['--reuse-values', ...values, '--timeout', '3m'],
+    ]);
+    if (upgrade.exitCode !== 0) throw new Error(`helm upgrade failed: ${upgrade.stderr}`);
+    await this.rollout();
+  }
+
+  /** Registers the chart's webhook on a site started without it (as an operator enables it). */
+  async enableWebhook(): Promise<void> {
+    await this.upgrade(await this.webhookValues());
+  }
+
+  private async rollout(): Promise<void> {
+    // Not `helm --wait`: it also waits for the LoadBalancer Service's address, which no one
+    // assigns on this node.
+    for (const deployment of ['haptic-controller', 'haptic-haproxy']) {
+      await kubectlOk([
+        ...['rollout', 'status', `deployment/${deployment}`, '-n', this.namespace],
+        '--timeout=3m',
+      ]);
+    }
+    await this.refreshPods();
+  }
+
+  /** The DNS name of the webhook Service, which its serving certificate names. */
+  get webhookService(): string {
+    return `haptic-webhook.${this.namespace}.svc`;
+  }
+
+  /** The webhook serving certificate in a Secret, and the values that register the webhook. */
+  private async webhookValues(): Promise<string[]> {
+    const material = await servingMaterial(this.webhookService);
+    this.webhookCaPem = material.caPem;
+    const dir = join(this.dir, 'webhook-tls');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'tls.crt'), material.certPem);
+    writeFileSync(join(dir, 'tls.key'), material.keyPem, { mode: 0o600 });
+    await kubectlOk([
+      ...['create', 'secret', 'tls', 'haptic-webhook-tls', '-n', this.namespace],
+      `--cert=${join(dir, 'tls.crt')}`,
+      `--key=${join(dir, 'tls.key')}`,
+    ]);
+    return [
+      ...['--set', 'controller.webhook.secretName=haptic-webhook-tls'],
+      ...['--set', `controller.webhook.caBundle=${Buffer.from(material.caPem).toString('base64')}`],
+    ];
+  }
+
+  /** Running Pods of one of the release's components, Ready ones only. */
+  async pods(component: 'controller' | 'loadbalancer'): Promise<PodList['items']> {
+    const list = JSON.parse(
+      await kubectlOk([
+        ...['get', 'pods', '-n', this.namespace, '-o', 'json'],
+        ...['-l', `app.kubernetes.io/instance=haptic,app.kubernetes.io/component=${component}`],
+      ]),
+    ) as PodList;
+    return list.items
+      .filter((pod) =>
+        pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      )
+      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  }
+
+  /** Reads `replicas` and `controllers` again (after Pods were replaced). */
+  async refreshPods(): Promise<void> {
+    const asPod = (pod: PodList['items'][number]): SitePod => ({
+      name: pod.metadata.name,
+      address: pod.status.podIP ?? '',
+      uid: pod.metadata.uid,
+    });
+    this.replicas = (await this.pods('loadbalancer')).map((pod) => ({
+      ...asPod(pod),
+      agentPort: 5555,
+    }));
+    this.controllers = (await this.pods('controller')).map(asPod);
+  }
+
+  /**
+   * Acts on one container of a Pod through the node's containerd: `kill` sends SIGKILL, as an
+   * OOM kill or a crash ends it (the kubelet restarts it); `pause` freezes it (its peers see
+   * it stop answering) until `resume`.
+   */
+  async container(
+    pod: string,
+    container: string,
+    action: 'kill' | 'pause' | 'resume',
+  ): Promise<void> {
+    const status = JSON.parse(
+      await kubectlOk(['get', 'pod', pod, '-n', this.namespace, '-o', 'json']),
+    ) as PodList['items'][number];
+    const id = [
+      ...(status.status.containerStatuses ?? []),
+      ...(status.status.initContainerStatuses ?? []),
+    ]
+      .find((c) => c.name === container)
+      ?.containerID?.replace(/^containerd:\/\//, '');
+    if (id === undefined) throw new Error(`pod ${pod} has no running container ${container}`);
+    const task = { kill: ['kill', '--signal', 'SIGKILL'], pause: ['pause'], resume: ['resume'] };
+    await promisify(execFile)('ctr', [
+      ...['--address', containerdSocket, '--namespace', 'k8s.io', 'tasks'],
+      ...task[action],
+      id,
+    ]);
+  }
+
+  /**
+   * The host directory of one of a Pod's emptyDir volumes (the kubelet keeps them under its
+   * root, beside the node's admin kubeconfig), e.g. HAProxy's `haproxy-config`.
+   */
+  emptyDir(pod: SitePod, volume: string): string {
+    return join(
+      dirname(inject('kubeconfig')),
+      'kubelet',
+      'pods',
+      pod.uid,
+      'volumes',
+      'kubernetes.io~empty-dir',
+      volume,
+    );
+  }
+
+  /** `kubectl exec` in one container of a Pod of the site; throws when the command fails. */
+  exec(pod: string, container: string, command: readonly string[]): Promise<string> {
+    return kubectlOk(['exec', pod, '-n', this.namespace, '-c', container, '--', ...command]);
+  }
+
+  /** `kubectl logs` of one container of a Pod of the site. */
+  logs(pod: string, container: string): Promise<string> {
+    return kubectlOk(['logs', pod, '-n', this.namespace, '-c', container]);
+  }
+
+  /**
+   * A backend Deployment of one replica answering `<name> <path>` on :8080, its Service (port
+   * 80), the EndpointSlice the cluster maintains; resolves once the Pod is Ready.
    */
   async addBackend(name: string): Promise<Backend> {
-    const host = await startNetnsHost({
-      body: name,
-      logFile: join(this.dir, `backend-${name}.log`),
-    });
-    const backend = { name, address: host.address, port: host.port, host };
+    for (const object of sampleBackendObjects(name, this.namespace, readChartImage().reference)) {
+      await this.apply(object);
+    }
+    await kubectlOk(['rollout', 'status', `deployment/${name}`, '-n', this.namespace]);
+    const address = await kubectlOk([
+      ...['get', 'pods', '-n', this.namespace, '-l', `app=${name}`],
+      ...['-o', 'jsonpath={.items[0].status.podIP}'],
+    ]);
+    const backend = { name, address, port: 8080 };
     this.backends.push(backend);
-    await this.apply({
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name, namespace: this.namespace },
-      spec: { ports: [{ name: 'http', port: 80, targetPort: host.port }], clusterIP: 'None' },
-    });
-    await this.apply({
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {
-        name: `${name}-1`,
-        namespace: this.namespace,
-        labels: { 'kubernetes.io/service-name': name },
-      },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: host.port, protocol: 'TCP' }],
-      endpoints: [{ addresses: [host.address], conditions: { ready: true } }],
-    });
     return backend;
   }
 
   async apply(object: Record<string, unknown>): Promise<void> {
-    const result = await kubectl(['apply', '-f', '-'], JSON.stringify(object));
-    if (result.exitCode !== 0) throw new Error(`kubectl apply: ${result.stderr}`);
+    await kubectlOk(['apply', '-f', '-'], JSON.stringify(object));
   }
 
   ingress(
@@ -178,17 +318,11 @@ export class LocalSite {
   /** A TLS Secret with a self-signed certificate for `host`. */
   async tlsSecret(name: string, host: string): Promise<string> {
     const { dir } = await selfSignedCertificate(host, { parent: this.dir });
-    const result = await kubectl([
-      'create',
-      'secret',
-      'tls',
-      name,
-      '-n',
-      this.namespace,
+    await kubectlOk([
+      ...['create', 'secret', 'tls', name, '-n', this.namespace],
       `--cert=${join(dir, 'tls.crt')}`,
       `--key=${join(dir, 'tls.key')}`,
     ]);
-    if (result.exitCode !== 0) throw new Error(result.stderr);
     return join(dir, 'tls.crt');
   }
 
@@ -244,9 +378,10 @@ export class LocalSite {
     return answers;
   }
 
+  /** Uninstalls the release and deletes the namespace (its Pods with it). */
   async stop(): Promise<void> {
-    await Promise.all(this.controllers.map((controller) => controller.pod.stop()));
-    await Promise.all(this.replicas.map((replica) => replica.pod.stop()));
-    await Promise.all(this.backends.map((backend) => backend.host.stop()));
+    await helm(['uninstall', 'haptic', '-n', this.namespace, '--wait', '--timeout', '2m']);
+    await kubectl(['delete', 'namespace', this.namespace, '--wait=false']);
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -34,14 +34,17 @@ export interface ServingMaterial {
 /** Where webhooks the node's kube-apiserver calls listen: the host's address on the node's link. */
 export const webhookHost = hostAddress;
 
-/** A CA and a serving certificate for IPs 127.0.0.1 and `webhookHost`, valid now. */
-export async function servingMaterial(): Promise<ServingMaterial> {
+/**
+ * A CA and a serving certificate valid now: for IPs 127.0.0.1 and `webhookHost`, or for the
+ * DNS name of a webhook Service (`<service>.<namespace>.svc`) when one is given.
+ */
+export async function servingMaterial(serviceName?: string): Promise<ServingMaterial> {
   const now = new Date();
   const ca = await makeCa('webhook-test-ca', { at: now, days: 2 });
   const keys = await generateKeyPair();
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: '0a1b2c3d4e5f',
-    subject: 'CN=127.0.0.1',
+    subject: `CN=${serviceName ?? '127.0.0.1'}`,
     issuer: ca.certificate.subject,
     notBefore: new Date(now.getTime() - 60_000),
     notAfter: new Date(now.getTime() + 86_400_000),
@@ -49,10 +52,14 @@ export async function servingMaterial(): Promise<ServingMaterial> {
     publicKey: keys.publicKey,
     signingKey: ca.keys.privateKey,
     extensions: [
-      new x509.SubjectAlternativeNameExtension([
-        { type: 'ip', value: '127.0.0.1' },
-        { type: 'ip', value: webhookHost },
-      ]),
+      new x509.SubjectAlternativeNameExtension(
+        serviceName === undefined
+          ? [
+              { type: 'ip', value: '127.0.0.1' },
+              { type: 'ip', value: webhookHost },
+            ]
+          : [{ type: 'dns', value: serviceName }],
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
     ],

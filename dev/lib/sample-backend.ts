@@ -1,0 +1,63 @@
+/**
+ * The sample backend of tests and benches: a Deployment of one replica running the product
+ * image's Node, answering every request with `<name> <path>` on :8080, and its Service (port
+ * 80, named `http`), whose EndpointSlice the cluster maintains.
+ */
+
+/** The server the container runs (`node -e`): every request answers `<name> <path>`. */
+const sampleServer = [
+  "const name = process.env.BACKEND_NAME ?? 'sample';",
+  "require('node:http').createServer((req, res) => {",
+  "  res.writeHead(200, { 'content-type': 'text/plain' }).end(`${name} ${req.url}`);",
+  '}).listen(8080);',
+  "process.on('SIGTERM', () => process.exit(0));",
+].join('\n');
+
+/** The Deployment and Service of backend `name` in `namespace`, from `image` (the product's). */
+export function sampleBackendObjects(
+  name: string,
+  namespace: string,
+  image: string,
+): Record<string, unknown>[] {
+  const labels = { app: name };
+  return [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            containers: [
+              {
+                name: 'web',
+                image,
+                imagePullPolicy: 'Never',
+                command: ['/usr/local/bin/node', '-e', sampleServer],
+                env: [{ name: 'BACKEND_NAME', value: name }],
+                ports: [{ name: 'http', containerPort: 8080 }],
+                readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 },
+                securityContext: {
+                  runAsNonRoot: true,
+                  runAsUser: 65532,
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  capabilities: { drop: ['ALL'] },
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace },
+      spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+    },
+  ];
+}
