@@ -21,11 +21,23 @@ export interface AdmissionRequest {
   readonly dryRun: boolean;
 }
 
+/** One reason of a denial (metav1.StatusCause): the finding's code and path, and its sentence. */
+export interface AdmissionStatusCause {
+  /** The finding's code (`ValuesSchemaViolation`). */
+  readonly reason: string;
+  /** Where: a values path, a Secret key, a field of the object. */
+  readonly field: string;
+  readonly message: string;
+}
+
 export interface AdmissionStatus {
   /** HTTP-like code: 403 for a denial, 400 for a bad request, 500/504 when validation failed. */
   readonly code: number;
+  /** Every reason in sentences; what the API server prefixes with the webhook's name. */
   readonly message: string;
   readonly reason?: string;
+  /** A denial's reasons one by one, for clients that read them (metav1.StatusDetails). */
+  readonly details?: { readonly causes: readonly AdmissionStatusCause[] };
 }
 
 export interface AdmissionResponse {

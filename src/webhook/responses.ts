@@ -3,7 +3,7 @@
  * itself failed), and warnings. Validators return reports; only this module shapes responses.
  */
 import type { Finding, ValidationReport } from '../validation/index.ts';
-import type { AdmissionResponse } from './admission-review.ts';
+import type { AdmissionResponse, AdmissionStatusCause } from './admission-review.ts';
 
 /** Longest warning sent: kubectl prints each on one line. @default 120 */
 export const maxWarningLength = 120;
@@ -15,8 +15,15 @@ export function allowed(uid: string): AdmissionResponse {
   return { uid, allowed: true };
 }
 
-export function denied(uid: string, message: string, code = 403): AdmissionResponse {
-  return { uid, allowed: false, status: { code, reason: 'Forbidden', message } };
+/** A rule said no: 403 Forbidden with the sentences, and each reason as a cause when given. */
+export function denied(
+  uid: string,
+  message: string,
+  code = 403,
+  causes: readonly AdmissionStatusCause[] = [],
+): AdmissionResponse {
+  const details = causes.length === 0 ? {} : { details: { causes } };
+  return { uid, allowed: false, status: { code, reason: 'Forbidden', message, ...details } };
 }
 
 export function errored(uid: string, code: number, message: string): AdmissionResponse {
@@ -45,12 +52,16 @@ function sentences(findings: readonly Finding[]): string {
   return findings.map((finding) => `- ${finding.message}`).join('\n');
 }
 
-/** The answer for a validation report: denied with every error, warnings either way. */
+/**
+ * The answer for a validation report: denied with every error (sentences in the message, and
+ * code, path and sentence of each as a cause), warnings either way.
+ */
 export function fromReport(uid: string, report: ValidationReport): AdmissionResponse {
   const errors = report.findings.filter((finding) => finding.severity === 'error');
   const warnings = report.findings
     .filter((finding) => finding.severity === 'warning')
     .map((finding) => finding.message);
-  const answer = report.allowed ? allowed(uid) : denied(uid, sentences(errors));
+  const causes = errors.map(({ code, path, message }) => ({ reason: code, field: path, message }));
+  const answer = report.allowed ? allowed(uid) : denied(uid, sentences(errors), 403, causes);
   return withWarnings(answer, warnings);
 }
