@@ -209,8 +209,8 @@ export function verifyChain(options: VerifyChainOptions): ChainVerification {
     search.firstFailure ??
     fail(
       chainFailureReasons.UnknownAuthority,
-      `The certificate ${leafFacts.subject} (issuer ${leafFacts.issuer}) is not signed by a trusted CA; ` +
-        'issue it from the CA in ca.crt or add its issuer to the trust bundle.',
+      `The certificate ${leafFacts.subject} (issuer ${leafFacts.issuer}) is not signed by a trusted CA: ` +
+        `issue it from a trusted CA (ca.crt), or, when ${leafFacts.issuer} is an intermediate CA of a trusted one, send that intermediate after the certificate in tls.crt.`,
     )
   );
 }
