@@ -17,7 +17,7 @@ import type { DesiredFile } from './apply-request.ts';
 import { checkHAProxyConfig } from './config-check.ts';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
 import { describeFindings, inspectConfigFiles } from '../validation/haproxy-files-lint.ts';
-import type { ConfigFileStore } from './file-store.ts';
+import type { ConfigFileStore, PathConflict } from './file-store.ts';
 import { type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
 import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';
 import type { MasterSocket } from './master-socket.ts';
@@ -57,6 +57,31 @@ function round(ms: number): number {
 
 function failure(outcome: AgentFailure): ApplyOutcome {
   return { ok: false, ...outcome };
+}
+
+/** Most paths a conflict answer lists. @default 3 */
+const listedPaths = 3;
+
+function listed(paths: readonly string[]): string {
+  const more = paths.length - listedPaths;
+  return `${paths.slice(0, listedPaths).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+/** The 400 answer for a write that would change what a path is on disk. */
+function conflictFailure(conflict: PathConflict, files: readonly DesiredFile[]): AgentFailure {
+  const field = `files[${files.findIndex((file) => file.path === conflict.path)}].path`;
+  const what =
+    conflict.kind === 'directory'
+      ? `${field} "${conflict.path}" is a directory on the agent holding ${listed(conflict.holding)}: a file cannot replace a directory in one apply. ` +
+        `Apply the set without the files under ${conflict.path} first (the agent then removes the directory), then this one; or give the file another path.`
+      : `${field} "${conflict.path}" lies under "${conflict.file}", which is a file on the agent: a directory cannot replace a file in one apply. ` +
+        `Apply the set without ${conflict.file} first, then this one; or give the files another path.`;
+  return {
+    reason: agentReasons.PathInvalid,
+    code: 'PathConflict',
+    field,
+    message: `${what} Nothing was changed.`,
+  };
 }
 
 export class ApplyService {
@@ -118,6 +143,12 @@ export class ApplyService {
       };
     }
     const { store, master } = this.#options;
+    const [conflict] = await store.conflicts(plan.writes);
+    if (conflict !== undefined) {
+      const refused = conflictFailure(conflict, files);
+      logger.warn({ path: conflict.path }, refused.message);
+      return failure(refused);
+    }
     const reachable = await readProcessList(master);
     if (typeof reachable === 'string') {
       return failure({

@@ -8,8 +8,19 @@
  * After a crash in the middle of an apply, `recover()` finds the journal and restores the
  * last-known-good files.
  */
-import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import {
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  writeFile,
+} from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { type DesiredFile, pathProblem } from './apply-request.ts';
 import type { FilePlan } from './file-plan.ts';
 
@@ -19,6 +30,24 @@ interface Journal {
   /** Paths among `writes` that did not exist before. */
   readonly created: readonly string[];
 }
+
+/**
+ * A write that would change what a path is on disk, which an apply never does (the swap keeps
+ * and restores files, not directory trees).
+ */
+export type PathConflict =
+  | {
+      /** The path is a directory that holds files (`holding`, relative, sorted). */
+      readonly kind: 'directory';
+      readonly path: string;
+      readonly holding: readonly string[];
+    }
+  | {
+      /** `file`, a parent of the path, is a file. */
+      readonly kind: 'file';
+      readonly path: string;
+      readonly file: string;
+    };
 
 function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string'
@@ -79,6 +108,55 @@ export class ConfigFileStore {
     return true;
   }
 
+  /**
+   * The writes that would turn a directory holding files into a file, or put a file under a
+   * file; nothing changes. A directory that holds no files (left by an older agent) is no
+   * conflict: the swap replaces it.
+   */
+  async conflicts(writes: readonly DesiredFile[]): Promise<PathConflict[]> {
+    const found: PathConflict[] = [];
+    for (const { path } of writes) {
+      const conflict = await this.#conflict(path);
+      if (conflict !== undefined) found.push(conflict);
+    }
+    return found;
+  }
+
+  async #conflict(path: string): Promise<PathConflict | undefined> {
+    const segments = path.split('/');
+    for (let depth = 1; depth < segments.length; depth += 1) {
+      const parent = segments.slice(0, depth).join('/');
+      const kind = await this.#kindOf(parent);
+      if (kind === 'absent') return undefined;
+      if (kind === 'file') return { kind: 'file', path, file: parent };
+    }
+    if ((await this.#kindOf(path)) !== 'directory') return undefined;
+    const holding = await this.#filesUnder(path);
+    return holding.length === 0 ? undefined : { kind: 'directory', path, holding };
+  }
+
+  async #kindOf(path: string): Promise<'absent' | 'directory' | 'file'> {
+    try {
+      return (await lstat(this.live(path))).isDirectory() ? 'directory' : 'file';
+    } catch (error) {
+      // ENOTDIR: a parent is a file, so the path does not exist.
+      const code = errorCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return 'absent';
+      throw error;
+    }
+  }
+
+  async #filesUnder(path: string): Promise<string[]> {
+    const root = this.live(path);
+    const entries = await readdir(root, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((entry) => !entry.isDirectory())
+      .map((entry) =>
+        relative(this.baseDir, join(entry.parentPath, entry.name)).split(sep).join('/'),
+      )
+      .sort();
+  }
+
   /** Writes the new content into the staging directory; live files are untouched. */
   async stage(writes: readonly DesiredFile[]): Promise<void> {
     await rm(this.#stagingDir, { recursive: true, force: true });
@@ -105,9 +183,26 @@ export class ConfigFileStore {
     for (const file of plan.writes) {
       const target = this.live(file.path);
       await mkdir(dirname(target), { recursive: true });
+      // A directory here holds no files (conflicts() refuses the others): it goes.
+      if ((await this.#kindOf(file.path)) === 'directory') await rm(target, { recursive: true });
       await rename(join(this.#stagingDir, file.path), target);
     }
-    for (const path of plan.removals) await rm(this.live(path), { force: true });
+    for (const path of plan.removals) await this.#remove(path);
+  }
+
+  /** Removes a live file and the directories it leaves empty, up to the base directory. */
+  async #remove(path: string): Promise<void> {
+    await rm(this.live(path), { force: true });
+    const segments = path.split('/');
+    for (let depth = segments.length - 1; depth > 0; depth -= 1) {
+      try {
+        await rmdir(this.live(segments.slice(0, depth).join('/')));
+      } catch (error) {
+        const code = errorCode(error);
+        if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOENT') return;
+        throw error;
+      }
+    }
   }
 
   /** Puts the last-known-good files back after a failed apply. */
@@ -126,6 +221,8 @@ export class ConfigFileStore {
 
   /** Hard-links the live file into the last-known-good directory; false if there is none. */
   async #keep(path: string): Promise<boolean> {
+    // An empty directory in the way of a write has nothing to keep.
+    if ((await this.#kindOf(path)) !== 'file') return false;
     const source = this.live(path);
     const target = join(this.#previousDir, path);
     await mkdir(dirname(target), { recursive: true });
@@ -150,7 +247,7 @@ export class ConfigFileStore {
     const created = new Set(journal.created);
     for (const path of [...journal.writes, ...journal.removals]) {
       if (created.has(path)) {
-        await rm(this.live(path), { force: true });
+        await this.#remove(path);
         continue;
       }
       const kept = join(this.#previousDir, path);
