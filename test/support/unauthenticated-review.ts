@@ -38,9 +38,21 @@ export function admissionReview(
   });
 }
 
+/** Where a review goes: an address, the CA that verifies the server, and the name it must have. */
+export interface ReviewTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly caPem: string;
+  /**
+   * SNI and the name the server's certificate is verified against, when it is not `host`
+   * (a webhook Service's `<service>.<namespace>.svc` reached at a Pod IP).
+   */
+  readonly servername?: string;
+}
+
 /** POSTs `body` to https://host:port/validate without a client certificate. */
 export function postUnauthenticatedReview(
-  target: { readonly host: string; readonly port: number; readonly caPem: string },
+  target: ReviewTarget,
   body: string,
 ): Promise<ReviewAnswer> {
   return new Promise((resolve, reject) => {
@@ -51,6 +63,7 @@ export function postUnauthenticatedReview(
         path: '/validate',
         method: 'POST',
         ca: target.caPem,
+        ...(target.servername === undefined ? {} : { servername: target.servername }),
         agent: false,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
         timeout: 15_000,

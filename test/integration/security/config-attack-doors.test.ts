@@ -16,30 +16,19 @@
  *
  * Lua payloads write a marker file when HAProxy loads them: controls feed the same lines to
  * plain `haproxy -c` (as the sandbox's user) and see the marker appear; after every door, and
- * at the end, no other marker exists. No answer, status, Event or log carries the content of
- * the secret file the attacks name.
+ * at the end, no other marker exists. The marker and secret paths the attacks name exist in
+ * every container of the release's Pods as on the host (attack-root.ts), and a precondition
+ * shows a marker each container writes is found, so no payload could fail for want of a path.
+ * No answer, status, Event or log carries the content of the secret file the attacks name.
  */
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../dev/lib/free-port.ts';
 import type { AgentStateBody } from '../../../src/agent/api-types.ts';
 import { encodeApply } from '../../../src/controller/agent-client.ts';
 import { isProblem, templateAnnotations } from '../../../src/validation/ingress-checks.ts';
 import { rawRequest } from '../agent/raw-request.ts';
-import { LocalSite, eventually } from '../controller/local-site.ts';
-import { type ServingMaterial, servingMaterial } from '../webhook/registered-webhook.ts';
+import { LocalSite, type SitePod, eventually } from '../controller/local-site.ts';
 import { kubectl } from '../../support/cluster.ts';
 import {
   type ConfigAttack,
@@ -53,22 +42,15 @@ import {
 } from '../../support/config-attacks.ts';
 import { plainHaproxyCheck } from '../../support/plain-haproxy-check.ts';
 import {
+  type ReviewTarget,
   admissionReview,
   postUnauthenticatedReview,
 } from '../../support/unauthenticated-review.ts';
+import { AttackRoot } from './attack-root.ts';
+import { ChartWebhook } from './chart-webhook.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'haptic-doors-'));
-chmodSync(root, 0o755);
-// World-writable: the sandbox's user 65534 could write a marker too.
-const markers = join(root, 'markers');
-mkdirSync(markers);
-chmodSync(markers, 0o777);
-const outside = join(root, 'outside');
-mkdirSync(outside);
-for (const [name, content] of Object.entries(outsideFiles())) {
-  writeFileSync(join(outside, name), content);
-}
-const attacks = configAttacks(outside);
+const root = new AttackRoot();
+const attacks = configAttacks(root.outside);
 const luaAttacks = attacks.filter((attack) => attack.runsLua === true);
 
 /** Passes the lint; HAProxy reads the secret and rejects it, and only a reduced line is told. */
@@ -81,14 +63,17 @@ const inDirectorySecret = {
 const invalidAcl = (line: number): string =>
   `[ALERT] haproxy.cfg:${String(line)}: 'acl' has an invalid ACL`;
 
-const marker = (door: string, name: string): string => join(markers, `${door}-${slug(name)}`);
-const ran = (door: string, name: string): boolean => existsSync(marker(door, name));
+const marker = (door: string, name: string): string => root.marker(door, name);
+const ran = (door: string, name: string): boolean => root.ran(door, name);
 
 let site: LocalSite;
-let material: ServingMaterial;
-let webhookPort = 0;
+/** The Pods whose /tmp volumes hold the root's copies (a replaced Pod would have none). */
+let watchedPods: readonly SitePod[];
+/** The chart's webhook registration, and its webhook reached at a controller Pod IP. */
+let registration: ChartWebhook;
+let webhook: ReviewTarget;
 let installed: TemplateSpec;
-/** The controller's client identity (its agent-tls volume): what the controller presents. */
+/** The controller's client identity (its agent-tls Secret): what the controller presents. */
 let controllerIdentity: { readonly cert: Buffer; readonly key: Buffer; readonly ca: Buffer };
 
 interface TemplateSpec extends Record<string, unknown> {
@@ -180,16 +165,35 @@ async function readyCondition(): Promise<Ready> {
   return ready;
 }
 
-/** Replaces the whole spec; the new generation. */
-async function putSpec(spec: TemplateSpec): Promise<number> {
+/** Replaces the whole spec (or only asks whether the API server would, `dryRun`). */
+function patchSpec(spec: TemplateSpec, dryRun = false) {
   const patch = [{ op: 'replace', path: '/spec', value: spec }];
-  const result = await kubectl([
+  return kubectl([
     ...['patch', 'haproxytemplateconfig', 'haptic', '-n', site.namespace],
     ...['--type=json', '-p', JSON.stringify(patch), '-o', 'jsonpath={.metadata.generation}'],
+    ...(dryRun ? ['--dry-run=server'] : []),
   ]);
+}
+
+/** Replaces the whole spec; the new generation. */
+async function putSpec(spec: TemplateSpec): Promise<number> {
+  const result = await patchSpec(spec);
   if (result.exitCode !== 0) throw new Error(result.stderr);
   return Number(result.stdout);
 }
+
+/** The generation of the HAProxyTemplateConfig as stored. */
+async function storedGeneration(): Promise<number> {
+  return (
+    await getJson<{ metadata: { generation: number } }>(['get', 'haproxytemplateconfig', 'haptic'])
+  ).metadata.generation;
+}
+
+/** What the API server answers when the registered webhook denies a write. */
+const deniedBy = (webhookName: string): string =>
+  `admission webhook "${webhookName}" denied the request`;
+const templateWebhook = 'haproxytemplateconfigs.haptic.haproxy.org';
+const ingressWebhook = 'ingresses.haptic.haproxy.org';
 
 /** The Ready condition once the controller has reconciled `generation`. */
 function conditionOf(generation: number): Promise<Ready> {
@@ -253,17 +257,26 @@ function expectNoSecret(text: string, where = 'the message'): void {
   expect(text, where).not.toContain('hunter2');
 }
 
+/** The identity in the Secret the controller Pod mounts as agent-tls. */
+async function readControllerIdentity(controller: SitePod): Promise<typeof controllerIdentity> {
+  const pod = await getJson<{
+    spec: { volumes: { name: string; secret?: { secretName: string } }[] };
+  }>(['get', 'pod', controller.name]);
+  const secretName = pod.spec.volumes.find((v) => v.name === 'agent-tls')?.secret?.secretName;
+  if (secretName === undefined) throw new Error(`${controller.name} mounts no agent-tls Secret`);
+  const { data } = await getJson<{ data: Record<string, string> }>(['get', 'secret', secretName]);
+  const key = (name: string): Buffer => {
+    const value = data[name];
+    if (value === undefined) throw new Error(`Secret ${secretName} has no ${name}`);
+    return Buffer.from(value, 'base64');
+  };
+  return { cert: key('tls.crt'), key: key('tls.key'), ca: key('ca.crt') };
+}
+
 beforeAll(async () => {
-  material = await servingMaterial();
-  webhookPort = await freePort();
-  const certDir = join(root, 'webhook-tls');
-  mkdirSync(certDir);
-  writeFileSync(join(certDir, 'tls.crt'), material.certPem);
-  writeFileSync(join(certDir, 'tls.key'), material.keyPem);
-  site = await LocalSite.start('sec-doors', 1, [
-    `--webhook-cert-dir=${certDir}`,
-    `--webhook-listen=127.0.0.1:${String(webhookPort)}`,
-  ]);
+  site = await LocalSite.start('sec-doors', { webhook: true });
+  watchedPods = [...site.controllers, ...site.replicas];
+  await root.plantInPods(site, watchedPods);
   await site.addBackend('alpha');
   await site.apply(site.ingress('canary', [{ host: canary, http: alphaPaths }]));
   await eventually(
@@ -275,30 +288,55 @@ beforeAll(async () => {
     .spec;
   const controller = site.controllers[0];
   if (controller === undefined) throw new Error('no controller');
-  const tls = controller.pod.volumeDir('agent-tls');
-  controllerIdentity = {
-    cert: readFileSync(join(tls, 'tls.crt')),
-    key: readFileSync(join(tls, 'tls.key')),
-    ca: readFileSync(join(tls, 'ca.crt')),
-  };
-}, 180_000);
+  controllerIdentity = await readControllerIdentity(controller);
+  registration = await ChartWebhook.of(site.namespace);
+  webhook = registration.target(controller);
+}, 420_000);
 
 afterAll(async () => {
   await site.stop();
-  rmSync(root, { recursive: true, force: true });
+  root.remove();
+});
+
+describe('preconditions: the paths the attacks name exist where a payload could run', () => {
+  it('every container of the Pods has the root in an emptyDir at /tmp', () => {
+    const containers = root.mounts.map((m) => `${m.pod.name}/${m.container}`);
+    // The controller (controller, config-check) and each HAProxy (agent, config-check, haproxy).
+    expect(containers).toHaveLength(site.controllers.length * 2 + site.replicas.length * 3);
+    for (const mount of root.mounts) {
+      expect(mount.volume, `${mount.pod.name}/${mount.container}`).toBeDefined();
+    }
+  });
+
+  it('a marker each container writes as its own user is found, and it can read the outside files', async () => {
+    for (const mount of root.mounts) {
+      const where = `${mount.pod.name}/${mount.container}`;
+      const name = `${mount.pod.name}-${mount.container}`;
+      for (const file of Object.keys(outsideFiles())) {
+        await site.exec(mount.pod.name, mount.container, ['test', '-r', join(root.outside, file)]);
+      }
+      expect(ran('precondition', name), where).toBe(false);
+      await site.exec(mount.pod.name, mount.container, ['touch', marker('precondition', name)]);
+      const copy = root.copyOf(mount);
+      if (copy === undefined) throw new Error(`${where} has no copy of the root`);
+      expect(root.found('precondition', name), where).toEqual([
+        join(copy, 'markers', `precondition-${slug(name)}`),
+      ]);
+      // Gone again, so that afterwards every copy in the Pods must be empty.
+      rmSync(join(copy, 'markers', `precondition-${slug(name)}`));
+    }
+  });
 });
 
 describe('the HAProxyTemplateConfig door', () => {
   it('the same lines in the delivered configuration run the Lua under plain haproxy -c (control)', async () => {
     const replica = site.replicas[0];
     if (replica === undefined) throw new Error('no replica');
-    const delivered = readFileSync(
-      join(replica.pod.volumeDir('haproxy-config'), 'haproxy.cfg'),
-      'utf8',
-    );
+    const configDir = site.emptyDir(replica, 'haproxy-config');
+    const delivered = readFileSync(join(configDir, 'haproxy.cfg'), 'utf8');
     for (const attack of luaAttacks) {
-      const dir = join(root, `control-template-${slug(attack.name)}`);
-      cpSync(replica.pod.volumeDir('haproxy-config'), dir, { recursive: true });
+      const dir = join(root.path, `control-template-${slug(attack.name)}`);
+      cpSync(configDir, dir, { recursive: true });
       const { text, firstAddedLine } = withLines(
         delivered,
         attack.global ?? [],
@@ -316,36 +354,80 @@ describe('the HAProxyTemplateConfig door', () => {
   });
 
   it.each(attacks)(
-    '$name: Ready=False LintFailed with keyword and line, an Event, nothing delivered or run',
+    '$name through the API server: the webhook denies it with keyword and line, nothing stored or run',
     async (attack) => {
-      const before = await agentStates();
-      const { spec, firstAddedLine } = attackSpec(attack, marker('b', attack.name));
-      const ready = await conditionOf(await putSpec(spec));
-      const refusal = refusalText(attack, firstAddedLine);
-      expect(ready).toMatchObject({ status: 'False', reason: 'LintFailed' });
-      expect(ready.message).toContain(refusal);
-      expectNoSecret(ready.message);
-      const events = await eventually(
-        'a LintFailed Event',
-        () => eventMessages('LintFailed', 'haptic'),
-        (messages) => messages.some((message) => message.includes(refusal)),
-      );
-      expectNoSecret(events.join('\n'));
-      expect(await agentStates()).toEqual(before);
-      expect(await site.everywhere(canary, '/', ['http'])).toEqual(canaryServed);
-      expect(ran('b', attack.name)).toBe(false);
+      const generation = await storedGeneration();
+      const { spec, firstAddedLine } = attackSpec(attack, marker('a', attack.name));
+      const result = await patchSpec(spec);
+      expect(result.exitCode).not.toBe(0);
+      expect(result.stderr).toContain(deniedBy(templateWebhook));
+      expect(result.stderr).toContain(refusalText(attack, firstAddedLine));
+      expectNoSecret(result.stderr);
+      expect(await storedGeneration()).toBe(generation);
+      expect(ran('a', attack.name)).toBe(false);
     },
   );
 
-  it('a secret in a pattern file HAProxy reads: CheckFailed with the reduced line only', async () => {
-    const before = await agentStates();
-    const { spec, firstAddedLine } = attackSpec(inDirectorySecret, marker('b', 'in-dir'));
-    const ready = await conditionOf(await putSpec(spec));
-    expect(ready).toMatchObject({ status: 'False', reason: 'CheckFailed' });
-    expect(ready.message).toContain(invalidAcl(firstAddedLine));
-    expectNoSecret(ready.message);
-    expectNoSecret((await eventMessages('CheckFailed', 'haptic')).join('\n'));
-    expect(await agentStates()).toEqual(before);
+  it('a secret in a pattern file HAProxy reads, through the API server: denied with the reduced line only', async () => {
+    const generation = await storedGeneration();
+    const { spec, firstAddedLine } = attackSpec(inDirectorySecret, marker('a', 'in-dir'));
+    const result = await patchSpec(spec);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain(deniedBy(templateWebhook));
+    expect(result.stderr).toContain(invalidAcl(firstAddedLine));
+    expectNoSecret(result.stderr);
+    expect(await storedGeneration()).toBe(generation);
+  });
+
+  // What the controller does with a configuration no webhook was asked about: the chart
+  // installed without it, or the controller down while failurePolicy Ignore let the write in.
+  describe('past admission (the webhook not asked)', () => {
+    let restore: () => Promise<void> = () => Promise.resolve();
+    beforeAll(async () => {
+      const [probe] = luaAttacks;
+      if (probe === undefined) throw new Error('no Lua attack');
+      const { spec } = attackSpec(probe, marker('probe', probe.name));
+      restore = await registration.without(
+        [templateWebhook],
+        async () => (await patchSpec(spec, true)).exitCode === 0,
+      );
+    });
+    afterAll(async () => {
+      await restore();
+    });
+
+    it.each(attacks)(
+      '$name: Ready=False LintFailed with keyword and line, an Event, nothing delivered or run',
+      async (attack) => {
+        const before = await agentStates();
+        const { spec, firstAddedLine } = attackSpec(attack, marker('b', attack.name));
+        const ready = await conditionOf(await putSpec(spec));
+        const refusal = refusalText(attack, firstAddedLine);
+        expect(ready).toMatchObject({ status: 'False', reason: 'LintFailed' });
+        expect(ready.message).toContain(refusal);
+        expectNoSecret(ready.message);
+        const events = await eventually(
+          'a LintFailed Event',
+          () => eventMessages('LintFailed', 'haptic'),
+          (messages) => messages.some((message) => message.includes(refusal)),
+        );
+        expectNoSecret(events.join('\n'));
+        expect(await agentStates()).toEqual(before);
+        expect(await site.everywhere(canary, '/', ['http'])).toEqual(canaryServed);
+        expect(ran('b', attack.name)).toBe(false);
+      },
+    );
+
+    it('a secret in a pattern file HAProxy reads: CheckFailed with the reduced line only', async () => {
+      const before = await agentStates();
+      const { spec, firstAddedLine } = attackSpec(inDirectorySecret, marker('b', 'in-dir'));
+      const ready = await conditionOf(await putSpec(spec));
+      expect(ready).toMatchObject({ status: 'False', reason: 'CheckFailed' });
+      expect(ready.message).toContain(invalidAcl(firstAddedLine));
+      expectNoSecret(ready.message);
+      expectNoSecret((await eventMessages('CheckFailed', 'haptic')).join('\n'));
+      expect(await agentStates()).toEqual(before);
+    });
   });
 
   it('resumes with the installed template', async () => {
@@ -393,7 +475,7 @@ describe('the Ingress door: an annotation the template places on a line of its o
     });
     const replica = site.replicas[0];
     if (replica === undefined) throw new Error('no replica');
-    const config = join(replica.pod.volumeDir('haproxy-config'), 'haproxy.cfg');
+    const config = join(site.emptyDir(replica, 'haproxy-config'), 'haproxy.cfg');
     const lineOf = (): string | undefined =>
       readFileSync(config, 'utf8').split('\n')[lines.frontend - 1];
     // Ready names the digest the agents run: another one with the Ingress, the same after.
@@ -412,63 +494,108 @@ describe('the Ingress door: an annotation the template places on a line of its o
     expect(lineOf()).toBe('');
   });
 
+  /** An Ingress of its own for `attack`, its one line in the annotation of its section. */
+  function annotated(attack: ConfigAttack) {
+    const key = (attack.global ?? []).length > 0 ? 'global' : 'frontend';
+    const value = [...(attack.global ?? []), ...(attack.frontend ?? [])].join('');
+    const name = slug(attack.name).slice(0, 50);
+    const annotation = `haproxy-haptic.org/${key}`;
+    const host = `${name}.example.com`;
+    const object = {
+      ...site.ingress(name, [{ host, http: alphaPaths }]),
+      metadata: { name, namespace: site.namespace, annotations: { [annotation]: value } },
+    };
+    // The routing model refuses values with bytes outside a short list; the rest reach the
+    // template and the lint.
+    const excluded = isProblem(templateAnnotations({ [annotation]: value }, name));
+    const refusal = refusalText(attack, key === 'global' ? lines.global : lines.frontend);
+    /** What a refusal of the lint names: `"lua-load"`. */
+    const directive = refusal.slice(refusal.indexOf('"'));
+    return { name, annotation, host, object, excluded, directive };
+  }
+
   it.each(placeable)(
-    '$name: the Ingress is left out with an Event, nothing delivered or run, the rest served',
+    '$name through the API server: the webhook denies the Ingress naming the annotation, nothing stored or run',
     async (attack) => {
-      const key = (attack.global ?? []).length > 0 ? 'global' : 'frontend';
-      const value = [...(attack.global ?? []), ...(attack.frontend ?? [])].join('');
-      const name = slug(attack.name).slice(0, 50);
-      const annotation = `haproxy-haptic.org/${key}`;
-      // The routing model refuses values with bytes outside a short list; the rest reach the
-      // template and the lint.
-      const excluded = isProblem(templateAnnotations({ [annotation]: value }, name));
-      if (attack.name.startsWith('§1')) expect(excluded).toBe(true);
-      const host = `${name}.example.com`;
-      const before = await agentStates();
-      const baseline = await readyCondition();
-      await site.apply({
-        ...site.ingress(name, [{ host, http: alphaPaths }]),
-        metadata: { name, namespace: site.namespace, annotations: { [annotation]: value } },
-      });
-      try {
-        if (excluded) {
-          const events = await eventually(
-            'an IngressExcluded Event',
-            () => eventMessages('IngressExcluded', name),
-            (messages) => messages.some((message) => message.includes(annotation)),
-          );
-          expectNoSecret(events.join('\n'));
-          expect(await readyCondition()).toEqual(baseline);
-        } else {
-          // The lint refuses the line the annotation made: that Ingress is left out with the
-          // lint's reason, and the others keep being served (one tenant never freezes all).
-          const events = await eventually(
-            'an IngressExcluded Event from the lint',
-            () => eventMessages('IngressExcluded', name),
-            (messages) => messages.some((message) => message.includes('the allow-list lint')),
-          );
-          const refusal = refusalText(attack, key === 'global' ? lines.global : lines.frontend);
-          expect(events.join('\n')).toContain(refusal.slice(refusal.indexOf('"')));
-          expect(events.join('\n')).toContain(annotation);
-          expectNoSecret(events.join('\n'));
-          expect(await readyCondition()).toEqual(baseline);
-        }
-        expect(await agentStates()).toEqual(before);
-        expect(await site.everywhere(host, '/', ['http'])).toEqual(
-          Array(2).fill('404 404 no Ingress matches this host and path'),
-        );
-        expect(await site.everywhere(canary, '/', ['http'])).toEqual(canaryServed);
-        expect(ran('c', 'ingress')).toBe(false);
-      } finally {
-        await kubectl(['delete', 'ingress', name, '-n', site.namespace]);
-        await eventually(
-          'served as before the Ingress',
-          readyCondition,
-          (condition) => condition.status === 'True' && condition.message === baseline.message,
-        );
-      }
+      const { name, annotation, object, excluded, directive } = annotated(attack);
+      const result = await kubectl(['apply', '-f', '-'], JSON.stringify(object));
+      expect(result.exitCode).not.toBe(0);
+      expect(result.stderr).toContain(deniedBy(ingressWebhook));
+      expect(result.stderr).toContain(`metadata.annotations["${annotation}"]`);
+      if (!excluded) expect(result.stderr).toContain(directive);
+      expectNoSecret(result.stderr);
+      expect((await kubectl(['get', 'ingress', name, '-n', site.namespace])).exitCode).not.toBe(0);
+      expect(ran('c', 'ingress')).toBe(false);
     },
   );
+
+  // What the controller does with an Ingress no webhook was asked about: the chart installed
+  // without it, or the controller down while failurePolicy Ignore let the write in.
+  describe('past admission (the webhook not asked)', () => {
+    let restore: () => Promise<void> = () => Promise.resolve();
+    beforeAll(async () => {
+      const probe = placeable.find((attack) => attack.runsLua === true);
+      if (probe === undefined) throw new Error('no placeable Lua attack');
+      const { object } = annotated(probe);
+      restore = await registration.without([ingressWebhook], async () => {
+        const dryRun = await kubectl(
+          ['apply', '--dry-run=server', '-f', '-'],
+          JSON.stringify(object),
+        );
+        return dryRun.exitCode === 0;
+      });
+    });
+    afterAll(async () => {
+      await restore();
+    });
+
+    it.each(placeable)(
+      '$name: the Ingress is left out with an Event, nothing delivered or run, the rest served',
+      async (attack) => {
+        const { name, annotation, host, object, excluded, directive } = annotated(attack);
+        if (attack.name.startsWith('§1')) expect(excluded).toBe(true);
+        const before = await agentStates();
+        const baseline = await readyCondition();
+        await site.apply(object);
+        try {
+          if (excluded) {
+            const events = await eventually(
+              'an IngressExcluded Event',
+              () => eventMessages('IngressExcluded', name),
+              (messages) => messages.some((message) => message.includes(annotation)),
+            );
+            expectNoSecret(events.join('\n'));
+            expect(await readyCondition()).toEqual(baseline);
+          } else {
+            // The lint refuses the line the annotation made: that Ingress is left out with the
+            // lint's reason, and the others keep being served (one tenant never freezes all).
+            const events = await eventually(
+              'an IngressExcluded Event from the lint',
+              () => eventMessages('IngressExcluded', name),
+              (messages) => messages.some((message) => message.includes('the allow-list lint')),
+            );
+            expect(events.join('\n')).toContain(directive);
+            expect(events.join('\n')).toContain(annotation);
+            expectNoSecret(events.join('\n'));
+            expect(await readyCondition()).toEqual(baseline);
+          }
+          expect(await agentStates()).toEqual(before);
+          expect(await site.everywhere(host, '/', ['http'])).toEqual(
+            Array(2).fill('404 404 no Ingress matches this host and path'),
+          );
+          expect(await site.everywhere(canary, '/', ['http'])).toEqual(canaryServed);
+          expect(ran('c', 'ingress')).toBe(false);
+        } finally {
+          await kubectl(['delete', 'ingress', name, '-n', site.namespace]);
+          await eventually(
+            'served as before the Ingress',
+            readyCondition,
+            (condition) => condition.status === 'True' && condition.message === baseline.message,
+          );
+        }
+      },
+    );
+  });
 
   afterAll(async () => {
     await conditionOf(await putSpec(installed));
@@ -483,7 +610,7 @@ describe('the webhook door: unauthenticated reviews', () => {
   };
   const review = (uid: string, name: string, spec: TemplateSpec) =>
     postUnauthenticatedReview(
-      { host: '127.0.0.1', port: webhookPort, caPem: material.caPem },
+      webhook,
       admissionReview(uid, templateConfigKind, 'haproxytemplateconfigs', {
         apiVersion: 'haproxy-haptic.org/v1alpha1',
         kind: 'HAProxyTemplateConfig',
@@ -572,7 +699,7 @@ describe("the agent door: /v1/apply with the controller's client certificate", (
 
   it('the same files run the Lua under plain haproxy -c (control)', async () => {
     for (const attack of luaAttacks) {
-      const dir = join(root, `control-agent-${slug(attack.name)}`);
+      const dir = join(root.path, `control-agent-${slug(attack.name)}`);
       for (const file of bundle(attack, marker('control-e', attack.name)).files) {
         mkdirSync(dirname(join(dir, file.path)), { recursive: true });
         writeFileSync(join(dir, file.path), file.content);
@@ -614,16 +741,71 @@ describe("the agent door: /v1/apply with the controller's client certificate", (
     // The agent's sandbox rejects it before the serving HAProxy parses it: no reload, and
     // nothing of the file in the serving HAProxy's own log.
     expect(await agentStates()).toEqual(before);
-    const haproxyLog = replica.pod.logFile('haproxy');
-    expectNoSecret(readFileSync(haproxyLog, 'utf8'), haproxyLog);
+    expectNoSecret(await site.logs(replica.name, 'haproxy'), `${replica.name}/haproxy`);
   });
 });
 
+interface PodLogs {
+  readonly items: readonly {
+    readonly metadata: { readonly name: string };
+    readonly spec: {
+      readonly containers: readonly { readonly name: string }[];
+      readonly initContainers?: readonly { readonly name: string }[];
+    };
+    readonly status: {
+      readonly containerStatuses?: readonly ContainerRestarts[];
+      readonly initContainerStatuses?: readonly ContainerRestarts[];
+    };
+  }[];
+}
+
+interface ContainerRestarts {
+  readonly name: string;
+  readonly restartCount: number;
+}
+
+/**
+ * `kubectl logs` of every container of every Pod of the namespace (the release's, the
+ * backend's, any hook Job's that remains), and of a container's previous run when it
+ * restarted. Empty logs are left out.
+ */
+async function namespaceLogs(): Promise<{ readonly container: string; readonly text: string }[]> {
+  const pods = await getJson<PodLogs>(['get', 'pods']);
+  const logs: { container: string; text: string }[] = [];
+  for (const pod of pods.items) {
+    const statuses = [
+      ...(pod.status.containerStatuses ?? []),
+      ...(pod.status.initContainerStatuses ?? []),
+    ];
+    for (const { name } of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+      const restarted = (statuses.find((s) => s.name === name)?.restartCount ?? 0) > 0;
+      for (const previous of restarted ? [false, true] : [false]) {
+        const result = await kubectl([
+          ...['logs', pod.metadata.name, '-c', name, '-n', site.namespace],
+          ...(previous ? ['--previous'] : []),
+        ]);
+        if (result.exitCode !== 0) throw new Error(result.stderr);
+        const container = `${pod.metadata.name}/${name}${previous ? ' (previous)' : ''}`;
+        if (result.stdout.length > 0) logs.push({ container, text: result.stdout });
+      }
+    }
+  }
+  return logs;
+}
+
 describe('afterwards', () => {
-  it('no payload ran anywhere: the only markers are the controls', () => {
-    const written = readdirSync(markers);
-    expect(written.filter((name) => !name.startsWith('control-'))).toEqual([]);
-    expect(written.length).toBe(2 * luaAttacks.length);
+  it('no payload ran anywhere: the only markers are the controls, on the host', async () => {
+    // The Pods whose volumes were planted are still the ones running (a replaced Pod's new
+    // volumes would hold no root, and a payload there could not have left a marker).
+    await site.refreshPods();
+    expect([...site.controllers, ...site.replicas].map((pod) => pod.uid)).toEqual(
+      watchedPods.map((pod) => pod.uid),
+    );
+    const [host, ...inPods] = root.written();
+    expect(host?.names.filter((name) => !name.startsWith('control-'))).toEqual([]);
+    expect(host?.names).toHaveLength(2 * luaAttacks.length);
+    expect(inPods).toHaveLength(watchedPods.length * 2);
+    for (const copy of inPods) expect(copy.names, copy.dir).toEqual([]);
   });
 
   it('no Event, status or log of the release carries the secret', async () => {
@@ -634,10 +816,13 @@ describe('afterwards', () => {
       ...['-o', 'jsonpath={.status}'],
     ]);
     expectNoSecret(config.stdout);
-    const logs = readdirSync(site.dir, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile() && entry.name.endsWith('.log'))
-      .map((entry) => join(entry.parentPath, entry.name));
-    expect(logs.length).toBeGreaterThan(0);
-    for (const log of logs) expectNoSecret(readFileSync(log, 'utf8'), log);
+    const logs = await namespaceLogs();
+    expect(logs.map((log) => log.container)).toEqual(
+      expect.arrayContaining([
+        ...site.controllers.map((pod) => `${pod.name}/controller`),
+        ...site.replicas.map((pod) => `${pod.name}/haproxy`),
+      ]),
+    );
+    for (const log of logs) expectNoSecret(log.text, log.container);
   });
 });
