@@ -40,6 +40,16 @@ async function apply(marker: string, more: readonly ApplyFile[]): Promise<RawAns
   });
 }
 
+/** The agent's 400 answer for a path conflict on files[3] (the first file after the site's). */
+function conflict(message: string) {
+  return {
+    status: 400,
+    body: {
+      error: { reason: 'PathInvalid', code: 'PathConflict', field: 'files[3].path', message },
+    },
+  };
+}
+
 async function generation(): Promise<unknown> {
   const answer = await rawRequest({
     host: replica.address,
@@ -77,19 +87,12 @@ describe('applies that change what a path is', () => {
     const before = await generation();
 
     const refused = await apply('v2', [file('extra/data/part.txt', 'now a directory')]);
-    expect(refused).toMatchObject({
-      status: 400,
-      body: {
-        error: {
-          reason: 'PathInvalid',
-          code: 'PathConflict',
-          field: 'files[3].path',
-          message:
-            'files[3].path "extra/data/part.txt" lies under "extra/data", which is a file on the agent: a directory cannot replace a file in one apply. ' +
-            'Apply the set without extra/data first, then this one; or give the files another path. Nothing was changed.',
-        },
-      },
-    });
+    expect(refused).toMatchObject(
+      conflict(
+        'files[3].path "extra/data/part.txt" lies under "extra/data", which is a file on the agent: a directory cannot replace a file in one apply. ' +
+          'Apply the set without extra/data first, then this one; or give the files another path. Nothing was changed.',
+      ),
+    );
     expect(await generation()).toBe(before);
     expect(readFileSync(live('extra/data'), 'utf8')).toBe('one file');
     expect(await fetchSite(replica, site, 'http')).toBe('200 v1 ssl=0');
@@ -107,19 +110,12 @@ describe('applies that change what a path is', () => {
     const before = await generation();
 
     const refused = await apply('v5', [file('extra/data', 'now a file')]);
-    expect(refused).toMatchObject({
-      status: 400,
-      body: {
-        error: {
-          reason: 'PathInvalid',
-          code: 'PathConflict',
-          field: 'files[3].path',
-          message:
-            'files[3].path "extra/data" is a directory on the agent holding extra/data/deeper/more.txt, extra/data/part.txt: a file cannot replace a directory in one apply. ' +
-            'Apply the set without the files under extra/data first (the agent then removes the directory), then this one; or give the file another path. Nothing was changed.',
-        },
-      },
-    });
+    expect(refused).toMatchObject(
+      conflict(
+        'files[3].path "extra/data" is a directory on the agent holding extra/data/deeper/more.txt, extra/data/part.txt: a file cannot replace a directory in one apply. ' +
+          'Apply the set without the files under extra/data first (the agent then removes the directory), then this one; or give the file another path. Nothing was changed.',
+      ),
+    );
     expect(await generation()).toBe(before);
     expect(readFileSync(live('extra/data/deeper/more.txt'), 'utf8')).toBe('b');
     expect(await fetchSite(replica, site, 'http')).toBe('200 v4 ssl=0');

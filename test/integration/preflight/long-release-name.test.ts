@@ -36,6 +36,19 @@ async function renderedIdentitySecrets(namespace: string): Promise<string[]> {
   return names;
 }
 
+/** `haptic preflight` for the long release in `namespace`, expecting the embedded chart. */
+function preflightRelease(namespace: string, ...args: string[]) {
+  return preflight([
+    '-n',
+    namespace,
+    '--release',
+    release,
+    '--expect-chart-version',
+    version,
+    ...args,
+  ]);
+}
+
 function defaultProviderSecret(namespace: string, name: string): string {
   return JSON.stringify({
     apiVersion: 'v1',
@@ -53,14 +66,7 @@ describe('haptic preflight for a 53-character release name', () => {
   it('accepts the first install (exit 0)', async () => {
     expect(release).toHaveLength(53);
     const ns = await createTestNamespace('preflight-long');
-    const result = await preflight([
-      '-n',
-      ns,
-      '--release',
-      release,
-      '--expect-chart-version',
-      version,
-    ]);
+    const result = await preflightRelease(ns);
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(`preflight accepted release ${release} in namespace ${ns}.`);
     expect(result.exitCode).toBe(0);
@@ -75,32 +81,14 @@ describe('haptic preflight for a 53-character release name', () => {
         0,
       );
     }
-    const kept = await preflight([
-      '-n',
-      ns,
-      '--release',
-      release,
-      '--expect-chart-version',
-      version,
-    ]);
+    const kept = await preflightRelease(ns);
     expect(kept.stdout).toBe(`preflight accepted release ${release} in namespace ${ns}.`);
     expect(kept.exitCode).toBe(0);
 
     const switched = valuesFile({
       haproxy: { agent: { tls: { certManager: { enabled: true } } } },
     });
-    const rejected = await preflight([
-      '-n',
-      ns,
-      '--release',
-      release,
-      '-f',
-      switched,
-      '--expect-chart-version',
-      version,
-      '--output',
-      'json',
-    ]);
+    const rejected = await preflightRelease(ns, '-f', switched, '--output', 'json');
     const report = JSON.parse(rejected.stdout) as {
       findings: { code: string; path: string; message: string }[];
     };
