@@ -277,6 +277,11 @@ describe('trust as found in the cluster (preflight)', () => {
     ]);
   });
 
+  it('leaves a chain no CA of ca.crt anchors to the identity rules (IdentityUntrusted), not calling ca.crt stray', () => {
+    const unanchored = material({ leaf: newLeaf, trust: [oldCa.certificate] });
+    expect(verdicts(undefined, unanchored, 'live', peerOld)).toEqual([]);
+  });
+
   it('without a readable peer, judges by its own certificate only', () => {
     expect(verdicts(undefined, crossed, 'live').map(code)).toEqual([
       'error UnrelatedCaReplacement ca.crt',
