@@ -9,7 +9,7 @@ export class ControllerMetrics {
   readonly registry = new Registry();
   readonly reconciles = new Counter({
     name: 'haptic_reconciles_total',
-    help: 'Reconciles by result: delivered, unchanged, render_failed, lint_failed, check_failed, no_config, not_leader.',
+    help: 'Reconciles by result: delivered, unchanged, not_leader, no_config, config_failed, template_failed, lint_failed, check_failed.',
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
@@ -33,7 +33,7 @@ export class ControllerMetrics {
   });
   readonly ingresses = new Gauge({
     name: 'haptic_ingresses',
-    help: 'Ingresses of the class in the last render, by state: served or excluded (invalid).',
+    help: 'Ingresses of the class in the last render, by state: served (as written), conflicting (served in part) or excluded.',
     labelNames: ['state'] as const,
     registers: [this.registry],
   });
