@@ -30,7 +30,7 @@ try {
     toolPath('helm'),
     [
       ...['install', 'haptic', join(projectRoot, 'chart'), '-n', 'haptic', '--create-namespace'],
-      ...['--set', 'controller.replicas=1', ...cluster.haproxyImageValues],
+      ...['--set', 'controller.replicas=1'],
     ],
     { env },
   );

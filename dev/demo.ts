@@ -132,7 +132,6 @@ try {
       ...['install', 'haptic', join(projectRoot, 'chart'), '-n', namespace],
       ...['--set', 'controller.webhook.secretName=haptic-webhook-tls'],
       ...['--set', `controller.webhook.caBundle=${caBundle}`],
-      ...local.haproxyImageValues,
     ],
     { env, stdout: 'inherit', stderr: 'inherit' },
   );

@@ -92,8 +92,16 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- end -}}
 {{- end -}}
 
+{{/*
+The HAProxy image: by default the haptic image itself, whose haproxy is the one the
+config-check sandbox checks with, so a configuration is checked by the HAProxy that runs it.
+*/}}
 {{- define "haptic.haproxy.image" -}}
-{{- printf "%s:%s" .Values.haproxy.image.repository .Values.haproxy.image.tag -}}
+{{- if .Values.haproxy.image.repository -}}
+{{- printf "%s:%s" .Values.haproxy.image.repository (required "haproxy.image.tag is required with haproxy.image.repository" .Values.haproxy.image.tag) -}}
+{{- else -}}
+{{- include "haptic.image" . -}}
+{{- end -}}
 {{- end -}}
 
 {{/*

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ChartImage, imageArchivePath, readChartImage } from './chart-image.ts';
+import { imageArchivePath, readChartImage } from './chart-image.ts';
 import { clusterCidrs } from './cluster-network.ts';
 import { holdUnreachableRoutes } from './local-routes.ts';
 import { startNode, type RealNode } from './node/start-node.ts';
@@ -12,11 +12,6 @@ export interface LocalNode {
   readonly kubeconfigPath: string;
   /** `<repository>:<tag>` of the product image imported into the node. */
   readonly image: string;
-  /**
-   * `helm --set` pairs that run HAProxy from the product image (Debian's haproxy), the only
-   * image with HAProxy on a node that pulls from no registry.
-   */
-  readonly haproxyImageValues: readonly string[];
   stop(): Promise<void>;
 }
 
@@ -58,17 +53,6 @@ export async function startLocalNode(dir: string, ownerPid = process.pid): Promi
     node,
     kubeconfigPath: node.kubeconfigPath,
     image: image.reference,
-    haproxyImageValues: haproxyImageValues(image),
     stop,
   };
-}
-
-/** `helm --set` pairs that run HAProxy from the product image. */
-export function haproxyImageValues(image: ChartImage): readonly string[] {
-  return [
-    '--set',
-    `haproxy.image.repository=${image.repository}`,
-    '--set',
-    `haproxy.image.tag=${image.tag}`,
-  ];
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { imageArchivePath, readChartImage } from '../../dev/lib/chart-image.ts';
-import { haproxyImageValues, startLocalNode } from '../../dev/lib/local-node.ts';
+import { startLocalNode } from '../../dev/lib/local-node.ts';
 import { containerdSocket } from '../../dev/lib/node/node-config.ts';
 import { nodeRunning } from '../../dev/lib/node/node-host.ts';
 import { importImage } from '../../dev/lib/node/node-images.ts';
@@ -12,8 +12,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Admin kubeconfig of the run's shared node. */
     kubeconfig: string;
-    /** `helm --set` pairs that run HAProxy from the product image on the node. */
-    haproxyImageValues: string[];
   }
 }
 
@@ -35,13 +33,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const image = readChartImage();
     await importImage(containerdSocket, imageArchivePath(image));
     project.provide('kubeconfig', shared);
-    project.provide('haproxyImageValues', [...haproxyImageValues(image)]);
     return () => Promise.resolve();
   }
   const dir = mkdtempSync(join(tmpdir(), 'haptic-it-'));
   const local = await startLocalNode(dir);
   project.provide('kubeconfig', local.kubeconfigPath);
-  project.provide('haproxyImageValues', [...local.haproxyImageValues]);
   return async () => {
     await local.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -120,11 +120,6 @@ export async function jobOutcomes(namespace: string): Promise<JobOutcome[]> {
     });
 }
 
-/** `helm --set` pairs that run HAProxy from the product image on the run's node. */
-export function haproxyImageValues(): string[] {
-  return inject('haproxyImageValues');
-}
-
 /** A kubeconfig file that authenticates only with a ServiceAccount token (no admin certificate). */
 export async function serviceAccountKubeconfig(namespace: string, name: string): Promise<string> {
   const path = join(mkdtempSync(join(tmpdir(), 'sa-kubeconfig-')), 'kubeconfig');

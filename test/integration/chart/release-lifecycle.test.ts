@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { embeddedChartDir } from '../../../src/render/index.ts';
 import { runCheckExpiry } from '../../support/check-expiry.ts';
-import {
-  createTestNamespace,
-  haproxyImageValues,
-  helm,
-  jobLog,
-  jobOutcomes,
-  kubectl,
-} from '../../support/cluster.ts';
+import { createTestNamespace, helm, jobLog, jobOutcomes, kubectl } from '../../support/cluster.ts';
 
 const chart = embeddedChartDir();
 const binaries = ['helm', 'helm4'] as const;
@@ -149,16 +142,7 @@ describe('release lifecycle with hooks run as Jobs', () => {
     const created = await kubectl(['create', 'namespace', 'haptic']);
     expect(created.exitCode).toBe(0);
     const started = performance.now();
-    const install = await helm([
-      'install',
-      'haptic',
-      chart,
-      '-n',
-      'haptic',
-      '--timeout',
-      '120s',
-      ...haproxyImageValues(),
-    ]);
+    const install = await helm(['install', 'haptic', chart, '-n', 'haptic', '--timeout', '120s']);
     expect(install.exitCode).toBe(0);
     // Both Deployments roll out on the node: real Pods, two replicas each.
     for (const deployment of ['haptic-controller', 'haptic-haproxy']) {

@@ -57,7 +57,7 @@ describe('the Dockerfile and make image build the same image', () => {
 describe("the image agrees with the chart's Pods", () => {
   const chartImage = readChartImage();
 
-  it('every haptic container runs the entry point, /usr/local/bin/haptic', async () => {
+  it('every container of the image runs the entry point, /usr/local/bin/haptic, but HAProxy', async () => {
     expect(declared.entrypoint).toEqual(['/usr/local/bin/haptic']);
     const containers = (await renderMode('helm', chartModes.default))
       .flatMap((object) => {
@@ -66,10 +66,12 @@ describe("the image agrees with the chart's Pods", () => {
       })
       .filter((container) => container.image === chartImage.reference);
     expect(containers.map((container) => container.name)).toEqual(
-      expect.arrayContaining(['controller', 'agent']),
+      expect.arrayContaining(['controller', 'agent', 'config-check', 'haproxy']),
     );
     for (const container of containers) {
-      expect(container.command?.[0], container.name).toBe(declared.entrypoint[0]);
+      // HAProxy runs from the same image by default (Debian's haproxy, on its PATH).
+      const expected = container.name === 'haproxy' ? 'haproxy' : declared.entrypoint[0];
+      expect(container.command?.[0], container.name).toBe(expected);
     }
   });
 
@@ -80,7 +82,7 @@ describe("the image agrees with the chart's Pods", () => {
         ({ spec }) =>
           spec !== undefined &&
           [...spec.containers, ...(spec.initContainers ?? [])].every(
-            (container) => container.image === chartImage.reference,
+            (container) => container.image === chartImage.reference && container.name !== 'haproxy',
           ),
       );
     expect(pods.map(({ object }) => object.metadata.name)).toContain('haptic-controller');
