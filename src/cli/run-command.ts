@@ -1,13 +1,10 @@
 /**
  * `haptic run`: the controller (commander wiring only). Flags match the chart's
- * haptic-controller Deployment; `--agent-endpoints` and the listen addresses serve local runs
- * where nothing runs Pods and several processes share one host.
+ * haptic-controller Deployment.
  */
 import { hostname } from 'node:os';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ListenAddress } from '../agent/agent-options.ts';
-import type { AgentEndpoint } from '../controller/agent-client.ts';
-import { parseAgentEndpoints } from '../controller/agent-endpoints.ts';
 import { type LoadBalancerAddress, parseStatusAddresses } from '../controller/ingress-status.ts';
 import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
@@ -20,7 +17,6 @@ interface RunFlags extends IdentityFlags {
   readonly templateConfig: string;
   readonly agentSelector?: string;
   readonly agentPort: number;
-  readonly agentEndpoints?: readonly AgentEndpoint[];
   readonly tlsDir: string;
   readonly legacyBasicAuth?: boolean;
   readonly webhookCertDir?: string;
@@ -47,12 +43,6 @@ function port(value: string): number {
     throw new InvalidArgumentError('must be a port from 1 to 65535.');
   }
   return number;
-}
-
-function endpoints(value: string): readonly AgentEndpoint[] {
-  const parsed = parseAgentEndpoints(value);
-  if (typeof parsed === 'string') throw new InvalidArgumentError(parsed);
-  return parsed;
 }
 
 function objectName(value: string): string {
@@ -114,11 +104,8 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
     }
     transport = { mode: 'mtls', tlsDir: flags.tlsDir, serverName } as const;
   }
-  if (flags.agentEndpoints === undefined && flags.agentSelector === undefined) {
-    usage(
-      command,
-      'name the agents: --agent-selector (their Pods) or --agent-endpoints (local runs)',
-    );
+  if (flags.agentSelector === undefined) {
+    usage(command, 'name the agents: --agent-selector (the label selector of their Pods)');
   }
   const { runController } = await import('../controller/controller-process.ts');
   return runController(
@@ -127,10 +114,7 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
       release: flags.release,
       ingressClass: flags.ingressClass,
       templateConfig: flags.templateConfig,
-      agents:
-        flags.agentEndpoints !== undefined
-          ? { mode: 'static', endpoints: flags.agentEndpoints }
-          : { mode: 'pods', selector: flags.agentSelector ?? '', port: flags.agentPort },
+      agents: { selector: flags.agentSelector, port: flags.agentPort },
       transport,
       ...(flags.defaultSslCertificate === undefined
         ? {}
@@ -191,11 +175,6 @@ export function registerRunCommand(program: Command): void {
     )
     .addOption(
       new Option('--agent-port <port>', 'agent management port').argParser(port).default(5555),
-    )
-    .option(
-      '--agent-endpoints <list>',
-      'fixed agents instead of Pod discovery: [name=]host:port,... (local runs)',
-      endpoints,
     )
     .option(
       '--tls-dir <dir>',

@@ -1,7 +1,6 @@
 /**
  * Where the agents are: the `haptic-haproxy` Pods of the namespace (label selector, Pod IP,
- * agent port), watched with an informer; or a fixed list (`--agent-endpoints`) for local runs
- * where nothing runs Pods.
+ * agent port), watched with an informer.
  */
 import { CoreV1Api, type KubeConfig, ListWatch, type V1Pod, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -27,14 +26,6 @@ export function endpointsFromPods(pods: readonly V1Pod[], port: number): readonl
     )
     .map((pod) => ({ name: pod.metadata?.name ?? '', host: pod.status?.podIP ?? '', port }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-export function staticDiscovery(endpoints: readonly AgentEndpoint[]): AgentDiscovery {
-  return {
-    endpoints: () => endpoints,
-    start: () => Promise.resolve(),
-    stop: () => Promise.resolve(),
-  };
 }
 
 export interface PodDiscoveryOptions {

@@ -9,9 +9,9 @@ import type { IdentityOverrides } from '../webhook/index.ts';
 import type { ListenAddress } from '../agent/agent-options.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
 import { TlsMaterialWatcher } from '../tls/material-watcher.ts';
-import { AgentClient, type AgentEndpoint } from './agent-client.ts';
+import { AgentClient } from './agent-client.ts';
 import { AgentDelivery } from './agent-delivery.ts';
-import { type AgentDiscovery, podDiscovery, staticDiscovery } from './agent-discovery.ts';
+import { type AgentDiscovery, podDiscovery } from './agent-discovery.ts';
 import { ClusterWatch } from './cluster-watch.ts';
 import { ConfigPipeline } from './config-pipeline.ts';
 import { ControllerMetrics } from './controller-metrics.ts';
@@ -30,9 +30,8 @@ export interface ControllerOptions {
   readonly release: string;
   readonly ingressClass: string;
   readonly templateConfig: string;
-  readonly agents:
-    | { readonly mode: 'pods'; readonly selector: string; readonly port: number }
-    | { readonly mode: 'static'; readonly endpoints: readonly AgentEndpoint[] };
+  /** The haptic-haproxy Pods: their label selector and the agents' port. */
+  readonly agents: { readonly selector: string; readonly port: number };
   readonly transport:
     | { readonly mode: 'mtls'; readonly tlsDir: string; readonly serverName: string }
     | { readonly mode: 'legacy-basic-auth'; readonly username: string; readonly password: string };
@@ -100,19 +99,16 @@ export async function startController(
       },
       logger,
     });
-    const discovery: AgentDiscovery =
-      options.agents.mode === 'static'
-        ? staticDiscovery(options.agents.endpoints)
-        : podDiscovery({
-            ...kube,
-            namespace: options.namespace,
-            labelSelector: options.agents.selector,
-            agentPort: options.agents.port,
-            onChange: () => {
-              void late.delivery?.sync();
-            },
-            logger,
-          });
+    const discovery: AgentDiscovery = podDiscovery({
+      ...kube,
+      namespace: options.namespace,
+      labelSelector: options.agents.selector,
+      agentPort: options.agents.port,
+      onChange: () => {
+        void late.delivery?.sync();
+      },
+      logger,
+    });
     const ops = await startOpsServers({
       health: options.health,
       metrics: options.metrics,

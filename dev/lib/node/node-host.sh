@@ -6,8 +6,7 @@
 #   - network namespace <NODE_NETNS>, a veth pair to the host, the node's routes and sysctls;
 #   - a mount namespace (the "anchor" process) with private tmpfs over the paths containerd,
 #     the CNI plugins and kubelet hard-code (/run/containerd, /var/lib/cni,
-#     /var/log/containers), so every mount of the node lives and dies in it;
-#   - the node's /30 blocks in the test hosts' registry (netns-host.ts).
+#     /var/log/containers), so every mount of the node lives and dies in it.
 # On TERM/INT it kills every process of the cgroup (Pods, shims, daemons), after which the
 # mount namespace, the Pods' network namespaces, the bridge and all iptables rules have
 # nothing left holding them; then it removes the cgroups, the namespace and the link.
@@ -17,8 +16,7 @@
 set -u
 mode=${1:?usage: node-host.sh hold|clean}
 : "${NODE_NETNS:?}" "${NODE_CGROUP:?}" "${NODE_RUN_DIR:?}" "${HOST_IF:?}" "${HOST_ADDR:?}"
-: "${NODE_ADDR:?}" "${NODE_IP:?}" "${POD_SUBNET:?}" "${SERVICE_CIDR:?}" "${NODE_BLOCKS:?}"
-hosts_dir=/run/haptic-test-hosts
+: "${NODE_ADDR:?}" "${NODE_IP:?}" "${POD_SUBNET:?}" "${SERVICE_CIDR:?}"
 anchor_paths="/run/containerd /var/lib/cni /var/log/containers"
 
 # Setting up failed: say what and how to fix it, undo the rest.
@@ -38,27 +36,6 @@ node_pids() {
   for dir in $(cgroup_dirs); do
     [ -d "$dir" ] && find "$dir" -name cgroup.procs -exec cat {} + 2>/dev/null
   done | sort -u
-}
-
-# Gives back the node's blocks in the test hosts' registry that `$1` holds, and those whose
-# holder is gone (removing a test host's namespace left there, as netns-host.ts does).
-release_blocks() {
-  mkdir -p "$hosts_dir"
-  (
-    flock 8
-    for block in $NODE_BLOCKS; do
-      file=$hosts_dir/$block.pid
-      [ -e "$file" ] || continue
-      pid=$(cat "$file" 2>/dev/null)
-      if [ "$pid" = "$1" ]; then
-        rm -f "$file"
-      elif ! kill -0 "$pid" 2>/dev/null; then
-        ip netns del "haptic-h$block" 2>/dev/null
-        ip link del "hh$block" 2>/dev/null
-        rm -f "$file"
-      fi
-    done
-  ) 8>"$hosts_dir/.lock"
 }
 
 clean() {
@@ -84,7 +61,6 @@ clean() {
   # The anchor's mount points, unless something else has put files there since.
   # shellcheck disable=SC2086 # one path per word
   rmdir $anchor_paths 2>/dev/null
-  release_blocks $$
 }
 
 mkdir -p "$NODE_RUN_DIR"
@@ -97,25 +73,6 @@ clean
 [ "$mode" = clean ] && exit 0
 echo $$ >"$NODE_RUN_DIR/holder.pid"
 trap 'trap "" TERM INT; clean; exit 0' TERM INT
-
-# Claim the node's /30 blocks; a test host still using one has it for a few seconds at most.
-mkdir -p "$hosts_dir"
-claimed=
-for _ in $(seq 100); do
-  taken=$(
-    exec 8>"$hosts_dir/.lock"
-    flock 8
-    busy=
-    for block in $NODE_BLOCKS; do [ -e "$hosts_dir/$block.pid" ] && busy="$busy $block"; done
-    if [ -z "$busy" ]; then
-      for block in $NODE_BLOCKS; do echo $$ >"$hosts_dir/$block.pid"; done
-    fi
-    echo "$busy"
-  )
-  [ -z "$taken" ] && claimed=yes && break
-  sleep 0.2
-done
-[ -n "$claimed" ] || fail "the node's addresses are held by test hosts$taken ($hosts_dir) for over 20 s"
 
 for dir in $(cgroup_dirs); do
   mkdir -p "$dir" || fail "cannot create cgroup $dir (the node needs root and writable cgroup hierarchies)"

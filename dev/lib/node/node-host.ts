@@ -17,7 +17,6 @@ import {
   hostInterface,
   linkPrefix,
   nodeAddress,
-  nodeBlocks,
   nodeNetns,
   podSubnet,
   serviceCidr,
@@ -41,7 +40,6 @@ const settings: NodeJS.ProcessEnv = {
   NODE_IP: nodeAddress,
   POD_SUBNET: podSubnet,
   SERVICE_CIDR: serviceCidr,
-  NODE_BLOCKS: nodeBlocks().join(' '),
 };
 
 /** The environment of the node's processes: the system's tools first (iptables, mount, runc). */

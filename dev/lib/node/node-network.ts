@@ -9,8 +9,7 @@
  *
  * All addresses come from the local cluster's Pod range (cluster-network.ts), which the
  * egress guard of the test run treats as local: the veth link takes the last /30 of the
- * range, the node's Pods the /24 below it. Test hosts (netns-host.ts) take /30 blocks of the
- * same range, so the node claims its blocks through their registry while it runs.
+ * range, the node's Pods the /24 below it.
  */
 import { podCidr, serviceCidr } from '../cluster-network.ts';
 
@@ -51,13 +50,3 @@ export const apiServerPort = 6443;
 /** The `kubernetes` Service's ClusterIP (first address of the Service range). */
 export const apiServiceAddress = formatAddress(parseCidr(serviceCidr).base + 1);
 export { serviceCidr };
-
-/**
- * The /30 blocks of the Pod range (numbered as netns-host.ts numbers them) that the node's
- * link and Pod subnet occupy.
- */
-export function nodeBlocks(): number[] {
-  const first = (podSubnetBase - pods.base) / 4;
-  const subnet = Array.from({ length: 64 }, (_, index) => first + index);
-  return [...subnet, (linkBase - pods.base) / 4];
-}

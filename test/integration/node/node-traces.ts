@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { nodeCgroup, nodeRunDir } from '../../../dev/lib/node/node-host.ts';
 import {
   hostInterface,
-  nodeBlocks,
   nodeNetns,
   podSubnet,
 } from '../../../dev/lib/node/node-network.ts';
@@ -83,11 +82,6 @@ export function nodeLeftovers(trace: NodeTrace): string[] {
     for (const chain of rules.split('\n').filter((rule) => /^-N (KUBE-|CNI-)/.test(rule))) {
       found.push(`iptables ${table} ${chain}`);
     }
-  }
-  for (const block of nodeBlocks()) {
-    const claim = `/run/haptic-test-hosts/${String(block)}.pid`;
-    const holder = read(claim).trim();
-    if (holder !== '' && !existsSync(`/proc/${holder}`)) found.push(`address claim ${claim}`);
   }
   if (existsSync(join(nodeRunDir, 'containerd.sock'))) found.push('containerd socket');
   return found;
