@@ -58,8 +58,8 @@ Call with (list $ "suffix").
 {{- end -}}
 
 {{- define "haptic.selectorLabels" -}}
-app.kubernetes.io/name: {{ include "haptic.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/name: {{ include "haptic.name" . | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
 {{- end -}}
 
 {{- define "haptic.labels" -}}

@@ -11,8 +11,8 @@ export {
   type PlannedSecret,
   type ReleasePlan,
   planRelease,
-  preRolloutNames,
 } from './release-plan.ts';
+export { preRolloutNames } from './chart-names.ts';
 export { readReleaseValues } from './release-values.ts';
 export type { RenderedObjectView } from './render-rules.ts';
 export { type SecretObject, readSecretObject, secretLabel } from './secret-data.ts';
