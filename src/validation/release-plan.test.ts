@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chartDefaults, valuesOf } from '../../test/unit/validation/material.ts';
-import { planRelease, preRolloutNames } from './release-plan.ts';
+import { preRolloutNames } from './chart-names.ts';
+import { planRelease } from './release-plan.ts';
 import { readReleaseValues } from './release-values.ts';
 import { coalesceValues } from './values-merge.ts';
 
