@@ -1,63 +1,14 @@
 /**
- * Admission of Ingresses and HAProxyTemplateConfigs by the controller's own webhook (`haptic
- * run --webhook-cert-dir`), registered with the API server by URL for this test's namespace
- * (nothing here runs the chart's webhook Service). kubectl shows the controller's verdicts.
+ * Admission of Ingresses and HAProxyTemplateConfigs by the controller's own webhook, as the
+ * chart registers it: the API server calls the webhook Service, which routes to the controller
+ * Pod. kubectl shows the controller's verdicts.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../dev/lib/free-port.ts';
 import { kubectl } from '../../support/cluster.ts';
-import { servingMaterial, webhookHost } from '../webhook/registered-webhook.ts';
-import { LocalSite } from './local-site.ts';
+import { LocalSite, eventually } from './local-site.ts';
 
 let site: LocalSite;
-let registration: string;
-
-function rules(namespace: string, url: string, caPem: string) {
-  const common = {
-    admissionReviewVersions: ['v1'],
-    sideEffects: 'None',
-    timeoutSeconds: 10,
-    failurePolicy: 'Fail',
-    clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') },
-    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } },
-  };
-  return {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: `haptic-test-${namespace}` },
-    webhooks: [
-      {
-        ...common,
-        name: 'ingresses.haptic.haproxy.org',
-        rules: [
-          {
-            apiGroups: ['networking.k8s.io'],
-            apiVersions: ['v1'],
-            resources: ['ingresses'],
-            operations: ['CREATE', 'UPDATE'],
-            scope: 'Namespaced',
-          },
-        ],
-      },
-      {
-        ...common,
-        name: 'haproxytemplateconfigs.haptic.haproxy.org',
-        rules: [
-          {
-            apiGroups: ['haproxy-haptic.org'],
-            apiVersions: ['v1alpha1'],
-            resources: ['haproxytemplateconfigs'],
-            operations: ['CREATE', 'UPDATE'],
-            scope: 'Namespaced',
-          },
-        ],
-      },
-    ],
-  };
-}
 
 function dryRun(object: Record<string, unknown>) {
   return kubectl(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(object));
@@ -99,32 +50,18 @@ async function templateConfig(): Promise<TemplateConfigObject> {
 }
 
 beforeAll(async () => {
-  const material = await servingMaterial();
-  const port = await freePort();
-  const certDir = join(process.env.TMPDIR ?? '/tmp', `haptic-webhook-${String(port)}`);
-  mkdirSync(certDir, { recursive: true });
-  writeFileSync(join(certDir, 'tls.crt'), material.certPem);
-  writeFileSync(join(certDir, 'tls.key'), material.keyPem);
-  site = await LocalSite.start('ctl-adm', 1, [
-    `--webhook-cert-dir=${certDir}`,
-    `--webhook-listen=${webhookHost}:${String(port)}`,
-  ]);
+  site = await LocalSite.start('ctl-adm', { webhook: true });
   await site.addBackend('alpha');
-  const body = rules(
-    site.namespace,
-    `https://${webhookHost}:${String(port)}/validate`,
-    material.caPem,
-  );
-  registration = body.metadata.name;
-  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(body))).exitCode).toBe(0);
   // The API server picks registrations up asynchronously: wait for a denial.
   const probe = site.ingress('probe', [route('probe.example.com', '/a b')]);
-  for (let i = 0; i < 100 && !(await dryRun(probe)).stderr.includes('denied'); i += 1)
-    await sleep(200);
+  await eventually(
+    'the registered webhook denies',
+    () => dryRun(probe),
+    (result) => result.stderr.includes('denied'),
+  );
 }, 180_000);
 
 afterAll(async () => {
-  await kubectl(['delete', 'validatingwebhookconfiguration', registration, '--ignore-not-found']);
   await site.stop();
 });
 

@@ -1,11 +1,10 @@
 /**
- * `haptic run --check-socket` end to end, as the chart runs it (dev/local-pods): the
+ * `haptic run --check-socket` end to end, in the chart's controller Pod on the node: the
  * controller's `haproxy -c` happens in the Pod's config-check sidecar, a process of another
  * user without the ServiceAccount token or the controller's environment; with the sidecar
  * gone the check is unavailable (there is no in-process fallback) and the last good
  * configuration keeps serving; with it back the controller resumes.
  */
-import { readFileSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../../src/sandbox/check-client.ts';
 import { kubectl } from '../../support/cluster.ts';
@@ -22,43 +21,14 @@ afterAll(async () => {
   await site.stop();
 });
 
-/** The node process (not its watchdog) whose command line holds `words` and a path under `dir`. */
-function processOf(dir: string, words: readonly string[]): number {
-  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    let argv: string[];
-    try {
-      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-    } catch {
-      continue;
-    }
-    if (
-      argv[0] === process.execPath &&
-      words.every((word) => argv.includes(word)) &&
-      argv.some((arg) => arg.includes(`${dir}/`))
-    ) {
-      return Number(entry);
-    }
-  }
-  throw new Error(`no process ${words.join(' ')} under ${dir}`);
+/** The environment of a container's main process (PID 1), as `NAME=value` entries. */
+async function environmentOf(pod: string, container: string): Promise<string[]> {
+  const text = await site.exec(pod, container, ['cat', '/proc/1/environ']);
+  return text.split('\0').filter((entry) => entry !== '');
 }
 
-function uidOf(pid: number): number {
-  return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-}
-
-function environmentNames(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/environ`, 'utf8')
-    .split('\0')
-    .filter((entry) => entry !== '')
-    .map((entry) => entry.slice(0, entry.indexOf('=')))
-    .sort();
-}
-
-/** The `--check-socket` the controller process was given. */
-function checkSocketOf(pid: number): string {
-  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  return args.find((arg) => arg.startsWith('--check-socket='))?.slice(15) ?? '';
-}
+const names = (entries: readonly string[]): string[] =>
+  entries.map((entry) => entry.slice(0, entry.indexOf('='))).sort();
 
 async function condition(): Promise<string> {
   return (
@@ -106,18 +76,25 @@ describe('haptic run with its check sandbox (config-check sidecar)', () => {
   it('checks in a sidecar process of another user, without the token or the controller environment', async () => {
     const [controller] = site.controllers;
     if (controller === undefined) throw new Error('no controller');
-    const dir = controller.pod.options.dir;
-    const sandbox = processOf(dir, ['sandbox', 'serve']);
-    const haptic = processOf(dir, ['run']);
-    expect(uidOf(sandbox)).toBe(65534);
-    expect(uidOf(haptic)).toBe(0);
-    // The controller holds the ServiceAccount credentials; the sandbox nothing but PATH and HOME.
-    expect(environmentNames(haptic)).toContain('KUBECONFIG');
-    // (PWD, SHLVL and _ come from the local runner's watchdog shell, not from the chart.)
-    const shell = new Set(['PWD', 'SHLVL', '_']);
-    expect(environmentNames(sandbox).filter((name) => !shell.has(name))).toEqual(['HOME', 'PATH']);
-    const socket = checkSocketOf(haptic);
-    expect(socket.startsWith(`${dir}/volumes/check-socket/`)).toBe(true);
+    expect(await site.exec(controller.name, 'config-check', ['id', '-u'])).toBe('65534');
+    expect(await site.exec(controller.name, 'controller', ['id', '-u'])).toBe('65532');
+    // The controller holds the ServiceAccount token; the sandbox has none of it.
+    const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+    await site.exec(controller.name, 'controller', ['test', '-s', token]);
+    await expect(
+      site.exec(controller.name, 'config-check', ['test', '!', '-e', token]),
+    ).resolves.toBe('');
+    // Nothing of the controller's own environment (its identity, Pod name, credentials).
+    // (The image's and the runtime's variables are in every container: PATH, NODE_ENV, ….)
+    const common = ['HOME', 'HOSTNAME', 'NODE_ENV', 'PATH', 'PWD'];
+    const own = names(await environmentOf(controller.name, 'controller')).filter(
+      (name) => !name.startsWith('KUBERNETES_') && !common.includes(name),
+    );
+    expect(own).toContain('POD_NAME');
+    const sandbox = names(await environmentOf(controller.name, 'config-check'));
+    expect(sandbox.filter((name) => own.includes(name))).toEqual([]);
+    // The check socket, in the Pod's shared emptyDir, answers.
+    const socket = site.socketPath(controller, 'check-socket', 'check.sock');
     expect(await probeSandbox(socket, 1_000)).toBeUndefined();
   });
 
@@ -152,23 +129,29 @@ describe('haptic run with its check sandbox (config-check sidecar)', () => {
     expect(rejected).toMatch(
       /\[ALERT\] haproxy\.cfg:\d+: 'balance' names a load-balancing algorithm HAProxy does not support/,
     );
-    const log = readFileSync(controller.pod.logFile('config-check'), 'utf8');
+    const log = await site.logs(controller.name, 'config-check');
     expect(log).toMatch(/"failure":"rejected".*"msg":"check answered"/);
 
-    // Without the sidecar, a new configuration cannot be checked, and nothing is delivered.
-    await controller.pod.stopContainer('config-check');
+    // With the sidecar frozen, a new configuration cannot be checked, and nothing is delivered.
+    await site.container(controller.name, 'config-check', 'pause');
     await patchTemplate(`${good}\n# without the sandbox\n`);
-    const unavailable = await eventually('unavailable', condition, (text) =>
-      text.includes('cannot be reached'),
+    // The controller waits for its check timeout (60 s), then reports the sandbox unavailable.
+    const unavailable = await eventually(
+      'unavailable',
+      condition,
+      (text) => text.includes('The check sandbox at'),
+      90_000,
     );
-    expect(unavailable).toMatch(/^False CheckFailed .*The check sandbox at \S+check\.sock cannot/);
+    expect(unavailable).toMatch(
+      /^False CheckFailed .*The check sandbox at \S+check\.sock (did not answer|cannot be reached)/,
+    );
     expect(await site.everywhere('shop.example.com', '/', ['http'])).toEqual(
       Array(2).fill('200 alpha /'),
     );
 
-    // The sidecar back (as the kubelet restarts it), the next change is checked and delivered.
-    controller.pod.start('config-check');
-    const socket = checkSocketOf(processOf(controller.pod.options.dir, ['run']));
+    // The sidecar back, the next change is checked and delivered.
+    await site.container(controller.name, 'config-check', 'resume');
+    const socket = site.socketPath(controller, 'check-socket', 'check.sock');
     await eventually(
       'sidecar up',
       () => probeSandbox(socket, 1_000),
@@ -177,5 +160,5 @@ describe('haptic run with its check sandbox (config-check sidecar)', () => {
     await patchTemplate(`${good}\n# with the sandbox again\n`);
     await eventually('Ready', condition, (text) => text.startsWith('True'));
     await eventually('served', () => site.everywhere('shop.example.com', '/', ['http']), served);
-  });
+  }, 180_000);
 });

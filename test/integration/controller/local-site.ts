@@ -7,7 +7,7 @@
  * test files running in parallel never see each other. Pod IPs answer from the host.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { readChartImage } from '../../../dev/lib/chart-image.ts';
 import { containerdSocket } from '../../../dev/lib/node/node-config.ts';
 import { sampleBackendObjects } from '../../../dev/lib/sample-backend.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
-import { createTestNamespace, haproxyImageValues, helm, kubectl } from '../../support/cluster.ts';
+import { createTestNamespace, helm, kubectl } from '../../support/cluster.ts';
 import { selfSignedCertificate } from '../../support/self-signed.ts';
 import { servingMaterial } from '../webhook/registered-webhook.ts';
 
@@ -133,7 +133,6 @@ export class LocalSite {
       ...['install', 'haptic', join(projectRoot, 'chart'), '-n', namespace],
       ...['--set', `ingressClass.name=${site.ingressClass}`],
       ...['--set', `controller.replicas=${String(options.controllers ?? 1)}`],
-      ...haproxyImageValues(),
       ...webhook,
       ...(options.values ?? []),
       ...['--timeout', '3m'],
@@ -268,6 +267,16 @@ export class LocalSite {
       'kubernetes.io~empty-dir',
       volume,
     );
+  }
+
+  /**
+   * A short path to a Unix socket in one of a Pod's emptyDir volumes: the kubelet's paths are
+   * longer than a socket address may be (107 bytes), so a symlink to the volume stands in.
+   */
+  socketPath(pod: SitePod, volume: string, socket: string): string {
+    const link = join(this.dir, `${pod.name.slice(-5)}-${volume}`);
+    if (!existsSync(link)) symlinkSync(this.emptyDir(pod, volume), link);
+    return join(link, socket);
   }
 
   /** `kubectl exec` in one container of a Pod of the site; throws when the command fails. */

@@ -3,24 +3,18 @@
  * - a host takeover from another namespace (whose name sorts first, which decided it before)
  *   leaves the older Ingress serving, gives the newer one an IngressConflict Event, serves
  *   the rest of the newer one, and is denied by the controller's webhook once registered;
- * - an FQDN EndpointSlice naming the controller's own metrics address is refused with an
- *   Event, and HAProxy never proxies there.
+ * - an FQDN EndpointSlice naming a loopback host (HAProxy's own: the agent's port) is refused
+ *   with an Event, and HAProxy never proxies there.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../dev/lib/free-port.ts';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
-import { servingMaterial, webhookHost } from '../webhook/registered-webhook.ts';
 import { type Backend, LocalSite, eventually } from './local-site.ts';
 
 let site: LocalSite;
 /** The other tenant: a namespace whose name sorts before the site's. */
 let rival: string;
 let beta: Backend;
-let webhook: { url: string; caPem: string };
-let registration: string | undefined;
 
 function route(host: string, path: string, service: string) {
   return {
@@ -56,17 +50,7 @@ function dryRun(object: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  const material = await servingMaterial();
-  const port = await freePort();
-  const certDir = join(process.env.TMPDIR ?? '/tmp', `haptic-tenants-${String(port)}`);
-  mkdirSync(certDir, { recursive: true });
-  writeFileSync(join(certDir, 'tls.crt'), material.certPem);
-  writeFileSync(join(certDir, 'tls.key'), material.keyPem);
-  webhook = { url: `https://${webhookHost}:${String(port)}/validate`, caPem: material.caPem };
-  site = await LocalSite.start('ctl-ten', 1, [
-    `--webhook-cert-dir=${certDir}`,
-    `--webhook-listen=${webhookHost}:${String(port)}`,
-  ]);
+  site = await LocalSite.start('ctl-ten');
   await site.addBackend('alpha');
   beta = await site.addBackend('beta');
   rival = await createTestNamespace('a-rival');
@@ -92,55 +76,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  if (registration !== undefined) {
-    await kubectl(['delete', 'validatingwebhookconfiguration', registration, '--ignore-not-found']);
-  }
   await kubectl(['delete', 'namespace', rival, '--wait=false']);
   await site.stop();
 });
-
-/** Registers the controller's webhook for Ingresses of both tenants; waits until it answers. */
-async function registerWebhook(): Promise<void> {
-  registration = `haptic-test-${site.namespace}`;
-  const body = {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: registration },
-    webhooks: [
-      {
-        name: 'ingresses.haptic.haproxy.org',
-        admissionReviewVersions: ['v1'],
-        sideEffects: 'None',
-        timeoutSeconds: 10,
-        failurePolicy: 'Fail',
-        clientConfig: { url: webhook.url, caBundle: Buffer.from(webhook.caPem).toString('base64') },
-        namespaceSelector: {
-          matchExpressions: [
-            {
-              key: 'kubernetes.io/metadata.name',
-              operator: 'In',
-              values: [site.namespace, rival],
-            },
-          ],
-        },
-        rules: [
-          {
-            apiGroups: ['networking.k8s.io'],
-            apiVersions: ['v1'],
-            resources: ['ingresses'],
-            operations: ['CREATE', 'UPDATE'],
-            scope: 'Namespaced',
-          },
-        ],
-      },
-    ],
-  };
-  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(body))).exitCode).toBe(0);
-  const probe = ingressIn(rival, 'probe', [route('probe.example.com', '/a b', 'beta')]);
-  for (let i = 0; i < 100 && !(await dryRun(probe)).stderr.includes('denied'); i += 1) {
-    await sleep(200);
-  }
-}
 
 describe('tenant isolation in the routing model', () => {
   it('keeps a host with its oldest Ingress when another namespace claims it, tells the newcomer why, and the webhook denies the claim', async () => {
@@ -181,7 +119,14 @@ describe('tenant isolation in the routing model', () => {
     ).text();
     expect(metrics).toMatch(/haptic_ingresses\{state="conflicting"\} 1/);
 
-    await registerWebhook();
+    // The operator registers the chart's webhook (helm upgrade with its certificate).
+    await site.enableWebhook();
+    const probe = ingressIn(rival, 'probe', [route('probe.example.com', '/a b', 'beta')]);
+    await eventually(
+      'the registered webhook denies',
+      () => dryRun(probe),
+      (result) => result.stderr.includes('denied'),
+    );
     const denied = await dryRun(
       ingressIn(rival, 'grab2', [route('shop.example.com', '/', 'beta')]),
     );
@@ -212,38 +157,37 @@ describe('tenant isolation in the routing model', () => {
     expect(otherPath.stderr).toBe('');
   });
 
-  it("refuses an FQDN endpoint that names the controller's own metrics address, with an Event", async () => {
-    const controller = site.controllers[0]?.address ?? '';
+  it("refuses an FQDN endpoint that resolves to loopback (HAProxy's own host: its agent), with an Event", async () => {
+    // An FQDN slice may name an IPv4 address in dotted form; it resolves to itself.
+    const loopback = '127.0.0.1';
     await site.apply({
       apiVersion: 'v1',
       kind: 'Service',
-      metadata: { name: 'metrics', namespace: site.namespace },
-      spec: { ports: [{ name: 'http', port: 80, targetPort: 9090 }], clusterIP: 'None' },
+      metadata: { name: 'agent', namespace: site.namespace },
+      spec: { ports: [{ name: 'http', port: 80, targetPort: 5555 }], clusterIP: 'None' },
     });
     await site.apply({
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',
       metadata: {
-        name: 'metrics-1',
+        name: 'agent-1',
         namespace: site.namespace,
-        labels: { 'kubernetes.io/service-name': 'metrics' },
+        labels: { 'kubernetes.io/service-name': 'agent' },
       },
       addressType: 'FQDN',
-      ports: [{ name: 'http', port: 9090, protocol: 'TCP' }],
-      endpoints: [{ addresses: [controller], conditions: { ready: true } }],
+      ports: [{ name: 'http', port: 5555, protocol: 'TCP' }],
+      endpoints: [{ addresses: [loopback], conditions: { ready: true } }],
     });
-    await site.apply(
-      ingressIn(site.namespace, 'peek', [route('peek.example.com', '/', 'metrics')]),
-    );
+    await site.apply(ingressIn(site.namespace, 'peek', [route('peek.example.com', '/', 'agent')]));
     const events = await eventually(
       'EndpointRefused Event',
       () => eventsOf(site.namespace, 'peek'),
       (text) => text.includes('EndpointRefused'),
     );
     expect(events).toContain(
-      `EndpointRefused: EndpointSlice ${site.namespace}/metrics-1 of Service ${site.namespace}/metrics lists ${controller}, a loopback address (the HAProxy host itself); HAProxy does not send traffic there.`,
+      `EndpointRefused: EndpointSlice ${site.namespace}/agent-1 of Service ${site.namespace}/agent lists ${loopback}, a loopback address (the HAProxy host itself); HAProxy does not send traffic there.`,
     );
-    const answers = await site.everywhere('peek.example.com', '/metrics', ['http']);
+    const answers = await site.everywhere('peek.example.com', '/v1/state', ['http']);
     expect(answers).toEqual(Array(2).fill('503 503 the Service has no ready endpoints'));
   });
 });

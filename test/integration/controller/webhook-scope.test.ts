@@ -2,36 +2,22 @@
  * The controller's webhook reviews only the HAProxyTemplateConfig it renders (`--template-config`
  * in its namespace). Two doors, both real: an unauthenticated POST straight to :9443, as anyone
  * who reaches the port could send it, and the API server calling the chart's own
- * ValidatingWebhookConfiguration (rendered by helm, pointed at this controller by URL).
+ * ValidatingWebhookConfiguration through the webhook Service.
  * The proof that nothing was rendered for a foreign name: the same hostile template (its
  * rendered configuration loads Lua) is allowed under that name and denied, with the lint's
  * reason, under the configured one; through the API server, the controller does not even
  * receive the foreign write (its review counter does not move).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../dev/lib/free-port.ts';
-import { projectRoot } from '../../../dev/lib/tools.ts';
-import { helm, kubectl } from '../../support/cluster.ts';
+import { kubectl } from '../../support/cluster.ts';
 import {
   type ReviewAnswer,
   admissionReview as sharedReview,
   postUnauthenticatedReview,
 } from '../../support/unauthenticated-review.ts';
-import {
-  type ServingMaterial,
-  servingMaterial,
-  webhookHost,
-} from '../webhook/registered-webhook.ts';
-import { LocalSite } from './local-site.ts';
+import { LocalSite, eventually } from './local-site.ts';
 
 let site: LocalSite;
-let material: ServingMaterial;
-let port = 0;
-let registration = '';
 
 interface TemplateConfigObject extends Record<string, unknown> {
   metadata: { name: string; namespace: string };
@@ -75,7 +61,17 @@ function admissionReview(uid: string, object: TemplateConfigObject): string {
 
 /** POST /validate without a client certificate: what anyone who reaches :9443 can do. */
 function postUnauthenticated(body: string): Promise<ReviewAnswer> {
-  return postUnauthenticatedReview({ host: webhookHost, port, caPem: material.caPem }, body);
+  const controller = site.controllers[0];
+  if (controller === undefined) throw new Error('no controller');
+  return postUnauthenticatedReview(
+    {
+      host: controller.address,
+      port: 9443,
+      caPem: site.webhookCaPem,
+      servername: site.webhookService,
+    },
+    body,
+  );
 }
 
 /** One series of the controller's Prometheus metrics (0 when absent). */
@@ -90,71 +86,23 @@ async function metric(series: string): Promise<number> {
 const templateConfigReviews = (verdict: string): string =>
   `haptic_webhook_requests_total{kind="HAProxyTemplateConfig",verdict="${verdict}"}`;
 
-/** The chart's ValidatingWebhookConfiguration for this release, pointed at the test's port. */
-async function chartRegistration(): Promise<Record<string, unknown>> {
-  const rendered = await helm([
-    'template',
-    'haptic',
-    join(projectRoot, 'chart'),
-    '-n',
-    site.namespace,
-    '--set',
-    `ingressClass.name=${site.ingressClass}`,
-    '--set',
-    'controller.webhook.secretName=webhook-tls',
-    '--set',
-    `controller.webhook.caBundle=${Buffer.from(material.caPem).toString('base64')}`,
-    '--show-only',
-    'templates/webhook-validatingwebhookconfiguration.yaml',
-  ]);
-  if (rendered.exitCode !== 0) throw new Error(rendered.stderr);
-  const [document] = parseAllDocuments(rendered.stdout).map(
-    (doc) => doc.toJS() as { webhooks: Record<string, unknown>[] },
-  );
-  if (document === undefined) throw new Error('no ValidatingWebhookConfiguration rendered');
-  const url = `https://${webhookHost}:${String(port)}/validate`;
-  return {
-    ...document,
-    metadata: { name: `haptic-scope-${site.namespace}` },
-    webhooks: document.webhooks
-      .filter((webhook) => webhook.name === 'haproxytemplateconfigs.haptic.haproxy.org')
-      .map((webhook) => ({
-        ...webhook,
-        failurePolicy: 'Fail',
-        clientConfig: { url, caBundle: Buffer.from(material.caPem).toString('base64') },
-      })),
-  };
-}
-
 function dryRun(object: Record<string, unknown>) {
   return kubectl(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(object));
 }
 
 beforeAll(async () => {
-  material = await servingMaterial();
-  port = await freePort();
-  const certDir = join(process.env.TMPDIR ?? '/tmp', `haptic-scope-${String(port)}`);
-  mkdirSync(certDir, { recursive: true });
-  writeFileSync(join(certDir, 'tls.crt'), material.certPem);
-  writeFileSync(join(certDir, 'tls.key'), material.keyPem);
-  site = await LocalSite.start('ctl-scope', 1, [
-    `--webhook-cert-dir=${certDir}`,
-    `--webhook-listen=${webhookHost}:${String(port)}`,
-  ]);
-  const body = await chartRegistration();
-  registration = `haptic-scope-${site.namespace}`;
-  const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(body));
-  expect(applied.exitCode, applied.stderr).toBe(0);
+  site = await LocalSite.start('ctl-scope', { webhook: true });
   // The API server picks registrations up asynchronously: wait until it sends us the
   // configured HAProxyTemplateConfig (a hostile one is denied then).
   const probe = await hostileConfig('haptic', site.namespace);
-  for (let i = 0; i < 100 && !(await dryRun(probe)).stderr.includes('denied'); i += 1) {
-    await sleep(200);
-  }
+  await eventually(
+    'the registered webhook denies',
+    () => dryRun(probe),
+    (result) => result.stderr.includes('denied'),
+  );
 }, 180_000);
 
 afterAll(async () => {
-  await kubectl(['delete', 'validatingwebhookconfiguration', registration, '--ignore-not-found']);
   await site.stop();
 });
 
