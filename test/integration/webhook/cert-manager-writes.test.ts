@@ -1,12 +1,8 @@
 /**
  * cert-manager's own writes to the release's identity and issuer Secrets, through the real API
  * server and the fail-closed identity webhook, shaped exactly as cert-manager v1.21 makes them
- * (pkg/controller/certificates/issuing/internal/secret.go): a server-side apply, forced, by the
- * field manager `cert-manager-certificates-issuing`, of type kubernetes.io/tls with tls.crt (the
- * leaf; a self-signed root is left out of the chain, a non-root issuer follows it), tls.key,
- * ca.crt (the root of the chain), the annotations cert-manager.io/certificate-name, issuer-name,
- * issuer-kind, issuer-group, common-name, alt-names, ip-sans and uri-sans, the label
- * controller.cert-manager.io/fao=true, and the Certificate's secretTemplate labels.
+ * (test/support/cert-manager-secret.ts): issue, renewal with a new key, root renewal with the
+ * same key, an outage of the webhook, and an existing issuer with an intermediate CA.
  *
  * Decision (the chart's webhook registration keeps failurePolicy Fail for cert-manager): every
  * valid write of issue, renewal and root renewal is admitted; an outage of the webhook only
@@ -15,75 +11,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolPath } from '../../../dev/lib/tools.ts';
-import {
-  type CryptoKeyPair,
-  crossSignCa,
-  encodePrivateKey,
-  issueLeaf,
-  type x509,
-} from '../../../src/pki/index.ts';
+import { crossSignCa, issueLeaf, type x509 } from '../../../src/pki/index.ts';
 import { renderChart } from '../../../src/render/index.ts';
 import type { AgentIdentityConfig } from '../../../src/validation/index.ts';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
-import { type TestCa, b64, makeCa, pem } from '../../unit/validation/material.ts';
+import { type TestCa, makeCa } from '../../unit/validation/material.ts';
+import {
+  type CertManagerIssue,
+  applyAsCertManager,
+  certManagerFieldManager,
+} from '../../support/cert-manager-secret.ts';
 import { type RegisteredWebhook, registerWebhook } from './registered-webhook.ts';
 
-const fieldManager = 'cert-manager-certificates-issuing';
 const dayMs = 86_400_000;
 
-interface Issued {
-  readonly secret: string;
-  readonly certificateName: string;
-  readonly issuer: { readonly name: string; readonly kind: string };
-  /** tls.crt as cert-manager writes it: the leaf, then any non-root issuers. */
-  readonly chain: readonly x509.X509Certificate[];
-  readonly keys: CryptoKeyPair;
-  /** ca.crt: the root of the chain. */
-  readonly ca: x509.X509Certificate;
-  readonly dnsNames?: readonly string[];
-  readonly templateLabels?: Readonly<Record<string, string>>;
-}
-
-/** The apply configuration cert-manager's SecretsManager.UpdateData sends. */
-function applyConfiguration(namespace: string, issued: Issued): string {
-  const leaf = issued.chain[0];
-  const commonName = /CN=([^,]+)/.exec(leaf?.subject ?? '')?.[1] ?? '';
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: {
-      name: issued.secret,
-      namespace,
-      annotations: {
-        'cert-manager.io/common-name': commonName,
-        'cert-manager.io/alt-names': (issued.dnsNames ?? []).join(','),
-        'cert-manager.io/ip-sans': '',
-        'cert-manager.io/uri-sans': '',
-        'cert-manager.io/certificate-name': issued.certificateName,
-        'cert-manager.io/issuer-name': issued.issuer.name,
-        'cert-manager.io/issuer-kind': issued.issuer.kind,
-        'cert-manager.io/issuer-group': 'cert-manager.io',
-      },
-      labels: { ...issued.templateLabels, 'controller.cert-manager.io/fao': 'true' },
-    },
-    data: {
-      'tls.key': b64(encodePrivateKey(issued.keys.privateKey)),
-      'tls.crt': b64(pem(...issued.chain)),
-      'ca.crt': b64(pem(issued.ca)),
-    },
-    type: 'kubernetes.io/tls',
-  });
-}
-
-function certManagerApply(namespace: string, issued: Issued) {
-  return kubectl(
-    ['apply', '--server-side', `--field-manager=${fieldManager}`, '--force-conflicts', '-f', '-'],
-    applyConfiguration(namespace, issued),
-  );
-}
+type Issued = CertManagerIssue;
 
 async function admitted(namespace: string, issued: Issued): Promise<void> {
-  const result = await certManagerApply(namespace, issued);
+  const result = await applyAsCertManager(namespace, issued);
   expect(result.stderr).toBe('');
   expect(result.exitCode).toBe(0);
 }
@@ -151,7 +96,7 @@ describe('cert-manager v1.21 writes under the fail-closed identity webhook (char
   let ns = '';
   let hook: RegisteredWebhook | undefined;
   let root: TestCa;
-  const caIssuer = { name: 'haptic-agent-ca', kind: 'Issuer' };
+  const caIssuer = { name: 'haptic-agent-ca', kind: 'Issuer' } as const;
 
   beforeAll(async () => {
     ns = await createTestNamespace('cm-writes');
@@ -176,7 +121,7 @@ describe('cert-manager v1.21 writes under the fail-closed identity webhook (char
       '-o',
       'jsonpath={.metadata.managedFields[0].manager} {.type}',
     ]);
-    expect(stored.stdout).toBe(`${fieldManager} kubernetes.io/tls`);
+    expect(stored.stdout).toBe(`${certManagerFieldManager} kubernetes.io/tls`);
   });
 
   it('admits identity renewals with a new private key each time', async () => {
@@ -200,7 +145,7 @@ describe('cert-manager v1.21 writes under the fail-closed identity webhook (char
 
   it('denies a write that is not valid: an identity from an unrelated CA, naming ca.crt', async () => {
     const stranger = await makeCa('haptic-agent-ca', { at: new Date() });
-    const result = await certManagerApply(
+    const result = await applyAsCertManager(
       ns,
       await identityIssued('server', stranger, stranger.certificate, caIssuer),
     );
@@ -217,7 +162,7 @@ describe('cert-manager v1.21 writes under the fail-closed identity webhook (char
     if (current === undefined) throw new Error('the webhook did not start');
     const write = await identityIssued('server', root, root.certificate, caIssuer);
     await current.server.close();
-    const refused = await certManagerApply(ns, write);
+    const refused = await applyAsCertManager(ns, write);
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr).toContain(
       'failed calling webhook "agent-identity-secrets.haptic.haproxy.org"',
@@ -244,7 +189,7 @@ describe('cert-manager v1.21 writes from an existing issuer with an intermediate
         }),
         keys: own.keys,
       };
-      const organisation = { name: 'organisation', kind: 'ClusterIssuer' };
+      const organisation = { name: 'organisation', kind: 'ClusterIssuer' } as const;
       for (const role of ['server', 'client'] as const) {
         await admitted(
           ns,
@@ -254,7 +199,7 @@ describe('cert-manager v1.21 writes from an existing issuer with an intermediate
         );
       }
       // Without the intermediate, the leaf does not chain to ca.crt: denied with the reason.
-      const broken = await certManagerApply(
+      const broken = await applyAsCertManager(
         ns,
         await identityIssued('server', intermediate, root.certificate, organisation),
       );
