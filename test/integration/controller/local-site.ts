@@ -12,7 +12,6 @@ import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { readChartImage } from '../../../dev/lib/chart-image.ts';
@@ -59,28 +58,7 @@ export interface SiteOptions {
   readonly values?: readonly string[];
 }
 
-export async function eventually<T>(
-  what: string,
-  read: () => Promise<T>,
-  ok: (value: T) => boolean,
-  ms = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T | undefined;
-  let error: unknown;
-  while (Date.now() < deadline) {
-    try {
-      last = await read();
-      if (ok(last)) return last;
-    } catch (caught) {
-      error = caught;
-    }
-    await sleep(100);
-  }
-  throw new Error(
-    `${what}: last ${JSON.stringify(last)} ${error instanceof Error ? error.message : ''}`,
-  );
-}
+export { eventually } from '../../support/eventually.ts';
 
 interface ContainerStatus {
   readonly name: string;

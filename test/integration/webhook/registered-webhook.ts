@@ -5,7 +5,6 @@
  * ValidatingWebhookConfiguration scoped to one test namespace, so parallel tests are never
  * affected. `stop` deregisters it and closes the server.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { hostAddress } from '../../../dev/lib/node/node-network.ts';
 import {
   encodeCertificateChain,
@@ -23,6 +22,7 @@ import {
 } from '../../../src/webhook/index.ts';
 import { createKubeLiveReader } from '../../../src/webhook/kube-live-reader.ts';
 import { adminKubeConfig, kubectl } from '../../support/cluster.ts';
+import { eventually } from '../../support/eventually.ts';
 import { makeCa } from '../../unit/validation/material.ts';
 
 export interface ServingMaterial {
@@ -203,13 +203,10 @@ async function waitUntilServed(namespace: string, secretName: string): Promise<v
     metadata: { name: secretName, namespace },
     data: { 'tls.crt': '' },
   };
-  const deadline = Date.now() + 20_000;
-  let last = '';
-  while (Date.now() < deadline) {
-    const result = await kubectl(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(probe));
-    if (result.stderr.includes('denied the request')) return;
-    last = result.stderr || result.stdout;
-    await sleep(200);
-  }
-  throw new Error(`the API server never called the webhook: ${last}`);
+  await eventually(
+    'the API server calls the webhook',
+    () => kubectl(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(probe)),
+    (result) => result.stderr.includes('denied the request'),
+    20_000,
+  );
 }
