@@ -1,24 +1,27 @@
 /**
  * Every attack of test/support/config-attacks.ts through every door of a running release
- * (the chart installed, `haptic run` with its webhook and check sandbox, two haptic-haproxy
- * replicas with their agents, sandboxes and real HAProxy; the lint and `haptic config check`
- * are the corpus test's):
+ * (the chart installed on the node with its webhook registered, the controller and two
+ * haptic-haproxy replicas as Pods of the product image, with their agents, config-check
+ * sandboxes and real HAProxy; the lint and `haptic config check` are the corpus test's):
  *
- * - the HAProxyTemplateConfig: the payload in the template → Ready=False LintFailed naming the
- *   keyword and line, an Event saying so, nothing delivered, the agents keep serving;
+ * - the HAProxyTemplateConfig: written through the API server, the registered webhook denies
+ *   it with keyword and line; past admission (no webhook asked), Ready=False LintFailed naming
+ *   the keyword and line, an Event saying so, nothing delivered, the agents keep serving;
  * - an Ingress: the payload in a `haproxy-haptic.org/*` annotation that the template places on
- *   a line of its own → the Ingress left out (Event naming the annotation) or the
- *   configuration refused (keyword and line), never delivered;
- * - the webhook: an unauthenticated POST reviewing the configured HAProxyTemplateConfig with
- *   the payload → denied with keyword and line; under a foreign name → allowed unread;
+ *   a line of its own → denied at admission naming the annotation; past admission, the
+ *   Ingress left out (Event naming the annotation and the refused keyword), never delivered;
+ * - the webhook: an unauthenticated POST to a controller Pod reviewing the configured
+ *   HAProxyTemplateConfig with the payload → denied with keyword and line; under a foreign
+ *   name → allowed unread;
  * - an agent: the payload POSTed to /v1/apply with the controller's own client certificate →
  *   422 ConfigForbidden with keyword and line, HAProxy not reloaded.
  *
  * Lua payloads write a marker file when HAProxy loads them: controls feed the same lines to
  * plain `haproxy -c` (as the sandbox's user) and see the marker appear; after every door, and
  * at the end, no other marker exists. The marker and secret paths the attacks name exist in
- * every container of the release's Pods as on the host (attack-root.ts), and a precondition
- * shows a marker each container writes is found, so no payload could fail for want of a path.
+ * every container of the release's Pods as on the host (attack-root.ts); preconditions show
+ * that a marker each container writes, and one from Lua run by each Pod's sandbox and serving
+ * HAProxy, is found, so no payload could fail for want of a path.
  * No answer, status, Event or log carries the content of the secret file the attacks name.
  */
 import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +29,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentStateBody } from '../../../src/agent/api-types.ts';
 import { encodeApply } from '../../../src/controller/agent-client.ts';
+import { defaultCheckSocket, sandboxPaths } from '../../../src/sandbox/sandbox-protocol.ts';
 import { isProblem, templateAnnotations } from '../../../src/validation/ingress-checks.ts';
 import { rawRequest } from '../agent/raw-request.ts';
 import { LocalSite, type SitePod, eventually } from '../controller/local-site.ts';
@@ -189,6 +193,20 @@ async function storedGeneration(): Promise<number> {
   ).metadata.generation;
 }
 
+/** The corpus configuration with the attack, its files and the Lua payload, as an apply. */
+function bundle(attack: Pick<ConfigAttack, 'global' | 'frontend' | 'files'>, luaMarker: string) {
+  const { config, firstAddedLine } = corpusConfig(attack);
+  const files = [
+    { path: 'haproxy.cfg', content: Buffer.from(config) },
+    { path: 'files/x.lua', content: Buffer.from(luaMarkerScript(luaMarker)) },
+    ...Object.entries(attack.files ?? {}).map(([path, content]) => ({
+      path,
+      content: Buffer.from(content),
+    })),
+  ];
+  return { files, firstAddedLine };
+}
+
 /** What the API server answers when the registered webhook denies a write. */
 const deniedBy = (webhookName: string): string =>
   `admission webhook "${webhookName}" denied the request`;
@@ -312,9 +330,13 @@ describe('preconditions: the paths the attacks name exist where a payload could 
     for (const mount of root.mounts) {
       const where = `${mount.pod.name}/${mount.container}`;
       const name = `${mount.pod.name}-${mount.container}`;
-      for (const file of Object.keys(outsideFiles())) {
-        await site.exec(mount.pod.name, mount.container, ['test', '-r', join(root.outside, file)]);
-      }
+      // `test -r a -a -r b …`: every outside file readable by the container's user.
+      const readable = Object.keys(outsideFiles()).flatMap((file) => [
+        '-a',
+        '-r',
+        join(root.outside, file),
+      ]);
+      await site.exec(mount.pod.name, mount.container, ['test', ...readable.slice(1)]);
       expect(ran('precondition', name), where).toBe(false);
       await site.exec(mount.pod.name, mount.container, ['touch', marker('precondition', name)]);
       const copy = root.copyOf(mount);
@@ -326,7 +348,77 @@ describe('preconditions: the paths the attacks name exist where a payload could 
       rmSync(join(copy, 'markers', `precondition-${slug(name)}`));
     }
   });
+
+  /** The one copy of the root a Pod's `volume` holds, on the host. */
+  function copyIn(pod: SitePod, volume: string): string {
+    const mount = root.mounts.find((m) => m.pod.uid === pod.uid && m.volume === volume);
+    const copy = mount === undefined ? undefined : root.copyOf(mount);
+    if (copy === undefined) throw new Error(`${pod.name} has no copy of the root in ${volume}`);
+    return copy;
+  }
+
+  /** Expects the marker in exactly `copy`, then removes it. */
+  function expectMarkerIn(copy: string, door: string, name: string): void {
+    const file = join(copy, 'markers', `${door}-${slug(name)}`);
+    expect(root.found(door, name), name).toEqual([file]);
+    rmSync(file);
+  }
+
+  const luaLoad = { global: ['  lua-load files/x.lua'] };
+
+  it("Lua handed straight to each Pod's check sandbox (no lint in front) leaves its marker there (in-Pod control)", async () => {
+    const pods = [
+      ...site.controllers.map((pod) => ({ pod, caller: 'controller' })),
+      ...site.replicas.map((pod) => ({ pod, caller: 'agent' })),
+    ];
+    for (const { pod, caller } of pods) {
+      const { files } = bundle(luaLoad, marker('control-sandbox', pod.name));
+      // The sandbox's own client protocol, from the container that calls it in the chart.
+      const answer = await site.exec(pod.name, caller, [
+        ...['/usr/local/bin/node', '-e', postToSocket],
+        ...[defaultCheckSocket, sandboxPaths.check, encodeApply(files).body.toString()],
+      ]);
+      expect(JSON.parse(answer), pod.name).toEqual({ ok: true });
+      expectMarkerIn(copyIn(pod, 'check-tmp'), 'control-sandbox', pod.name);
+    }
+  });
+
+  it("Lua loaded by each replica's serving HAProxy (haproxy -c as its user) leaves its marker there (in-Pod control)", async () => {
+    for (const replica of site.replicas) {
+      const copy = copyIn(replica, 'tmp');
+      const name = `control-${replica.name}`;
+      for (const file of bundle(luaLoad, marker('control-haproxy', replica.name)).files) {
+        mkdirSync(dirname(join(copy, name, file.path)), { recursive: true, mode: 0o755 });
+        writeFileSync(join(copy, name, file.path), file.content, { mode: 0o644 });
+      }
+      const dir = join(root.path, name);
+      await site.exec(replica.name, 'haproxy', [
+        'haproxy',
+        '-c',
+        '-C',
+        dir,
+        '-f',
+        `${dir}/haproxy.cfg`,
+      ]);
+      expectMarkerIn(copy, 'control-haproxy', replica.name);
+    }
+  });
 });
+
+/**
+ * `node -e` in a container: POSTs argv[3] (JSON) to path argv[2] on the Unix socket argv[1]
+ * and prints the answer.
+ */
+const postToSocket = [
+  'const [socketPath, path, body] = process.argv.slice(1);',
+  "const call = require('node:http').request(",
+  '  { socketPath, path, method: "POST",',
+  '    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },',
+  "  (res) => { let text = ''; res.on('data', (c) => (text += c)); res.on('end', () => process.stdout.write(text)); },",
+  ');',
+  "call.on('error', (error) => { console.error(error.message); process.exitCode = 1; });",
+  'call.end(body);',
+].join('\n');
 
 describe('the HAProxyTemplateConfig door', () => {
   it('the same lines in the delivered configuration run the Lua under plain haproxy -c (control)', async () => {
@@ -661,20 +753,6 @@ describe('the webhook door: unauthenticated reviews', () => {
 });
 
 describe("the agent door: /v1/apply with the controller's client certificate", () => {
-  /** The corpus configuration with the attack, its files and the Lua payload, as an apply. */
-  function bundle(attack: Pick<ConfigAttack, 'global' | 'frontend' | 'files'>, luaMarker: string) {
-    const { config, firstAddedLine } = corpusConfig(attack);
-    const files = [
-      { path: 'haproxy.cfg', content: Buffer.from(config) },
-      { path: 'files/x.lua', content: Buffer.from(luaMarkerScript(luaMarker)) },
-      ...Object.entries(attack.files ?? {}).map(([path, content]) => ({
-        path,
-        content: Buffer.from(content),
-      })),
-    ];
-    return { files, firstAddedLine };
-  }
-
   async function apply(files: ReturnType<typeof bundle>['files']) {
     const replica = site.replicas[0];
     if (replica === undefined) throw new Error('no replica');
