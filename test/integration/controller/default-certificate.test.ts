@@ -13,7 +13,8 @@ import { generateKeyPair, x509 } from '../../../src/pki/index.ts';
 import { certManagerCrds } from '../chart/cert-manager-crds.ts';
 import { applyAsCertManager } from '../../support/cert-manager-secret.ts';
 import { kubectl } from '../../support/cluster.ts';
-import { type HAProxyReplica, LocalSite, eventually } from './local-site.ts';
+import { eventually } from '../../support/eventually.ts';
+import { type HAProxyReplica, LocalSite } from './local-site.ts';
 
 /** The SHA-256 fingerprint of the certificate a replica presents on :8443 for `host`. */
 function servedFingerprint(replica: HAProxyReplica, host: string): Promise<string> {
