@@ -5,8 +5,8 @@
  * webhooks out of the registration for a while: what a write meets when the webhook is not
  * asked (the chart installed without it, or the controller down under failurePolicy Ignore).
  */
-import { eventually } from '../controller/local-site.ts';
 import type { SitePod } from '../controller/local-site.ts';
+import { eventually } from '../../support/eventually.ts';
 import { kubectl } from '../../support/cluster.ts';
 import type { ReviewTarget } from '../../support/unauthenticated-review.ts';
 

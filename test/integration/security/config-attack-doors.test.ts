@@ -32,7 +32,8 @@ import { encodeApply } from '../../../src/controller/agent-client.ts';
 import { defaultCheckSocket, sandboxPaths } from '../../../src/sandbox/sandbox-protocol.ts';
 import { isProblem, templateAnnotations } from '../../../src/validation/ingress-checks.ts';
 import { rawRequest } from '../agent/raw-request.ts';
-import { LocalSite, type SitePod, eventually } from '../controller/local-site.ts';
+import { LocalSite, type SitePod } from '../controller/local-site.ts';
+import { eventually } from '../../support/eventually.ts';
 import { kubectl } from '../../support/cluster.ts';
 import {
   type ConfigAttack,
