@@ -3,7 +3,6 @@
  * chart registers it: the API server calls the webhook Service, which routes to the controller
  * Pod. kubectl shows the controller's verdicts.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl } from '../../support/cluster.ts';
 import { LocalSite, eventually } from './local-site.ts';
@@ -127,11 +126,16 @@ describe('admission of routing objects by haptic run', () => {
         'tls.key': Buffer.from('nor a key').toString('base64'),
       },
     });
-    await sleep(500);
-    const result = await dryRun(
-      site.ingress('tls', [route('tls.example.com', '/')], {
-        tls: [{ hosts: ['tls.example.com'], secretName: 'broken' }],
-      }),
+    // The controller's Secret informer sees it shortly after the write.
+    const result = await eventually(
+      'the denial naming the Secret',
+      () =>
+        dryRun(
+          site.ingress('tls', [route('tls.example.com', '/')], {
+            tls: [{ hosts: ['tls.example.com'], secretName: 'broken' }],
+          }),
+        ),
+      (answer) => answer.stderr.includes('broken'),
     );
     expect(result.stderr).toContain('denied the request');
     expect(result.stderr).toContain('Secret');
@@ -158,8 +162,12 @@ describe('admission of routing objects by haptic run', () => {
       'balance bogus',
     );
     await site.apply(site.ingress('needs-backend', [route('b.example.com', '/')]));
-    await sleep(500);
-    const badResult = await dryRun(bad);
+    // Once the controller's informer has the Ingress, the template's backend section renders.
+    const badResult = await eventually(
+      "the denial with HAProxy's reason",
+      () => dryRun(bad),
+      (answer) => answer.stderr.includes('[ALERT]'),
+    );
     // kubectl echoes the object it sent; the controller's answer follows "denied the request".
     const denial = badResult.stderr.slice(badResult.stderr.indexOf('denied the request'));
     expect(denial).toMatch(

@@ -6,7 +6,6 @@
  * - an FQDN EndpointSlice naming a loopback host (HAProxy's own: the agent's port) is refused
  *   with an Event, and HAProxy never proxies there.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
 import { type Backend, LocalSite, eventually } from './local-site.ts';
@@ -89,7 +88,19 @@ describe('tenant isolation in the routing model', () => {
       (answers) => answers.every((answer) => answer === '200 alpha /'),
     );
     // creationTimestamp has one-second resolution: make the rival's clearly newer.
-    await sleep(1_100);
+    const created = Date.parse(
+      (
+        await kubectl([
+          ...['get', 'ingress', 'shop', '-n', site.namespace],
+          ...['-o', 'jsonpath={.metadata.creationTimestamp}'],
+        ])
+      ).stdout,
+    );
+    await eventually(
+      'the next second of the API server clock',
+      () => Promise.resolve(Date.now()),
+      (now) => now >= created + 2_000,
+    );
     // Written while no webhook is registered (as while it is down: the chart's policy is Ignore).
     await site.apply(
       ingressIn(rival, 'grab', [
