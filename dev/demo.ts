@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { startLocalNode } from './lib/local-node.ts';
+import { sampleBackendObjects } from './lib/sample-backend.ts';
 import { projectRoot, toolPath } from './lib/tools.ts';
 
 const namespace = 'haptic';
@@ -148,40 +149,8 @@ try {
     `--cert=${join(certDir, 'tls.crt')}`,
     `--key=${join(certDir, 'tls.key')}`,
   ]);
-  const labels = { app: 'web' };
   const objects = [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'demo' },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: {
-            containers: [
-              {
-                name: 'web',
-                image: local.node.images.busybox,
-                imagePullPolicy: 'Never',
-                command: ['sh', '-c'],
-                args: [
-                  'mkdir -p /tmp/www && echo "hello from $(hostname)" > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www',
-                ],
-                ports: [{ name: 'http', containerPort: 8080 }],
-              },
-            ],
-          },
-        },
-      },
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'web', namespace: 'demo' },
-      spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-    },
+    ...sampleBackendObjects('web', 'demo', local.image),
     {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'Ingress',
