@@ -1,8 +1,7 @@
 /**
- * The shell of agent-certificates.txt, "Rotate a certificate authority", as the spec prints it
- * (line continuations restored). Two substitutions only: the spec's namespace `haptic` becomes
- * the test's namespace, and `wait_projected`, which execs into Pods, is defined over the
- * replicas' projected directories (this environment has volumes but no Pods).
+ * The shell of agent-certificates.txt, "Supply external identities" and "Rotate a certificate
+ * authority", as the spec prints it (line continuations restored). One substitution only: the
+ * spec's namespace `haptic` becomes the test's namespace (the release keeps the name haptic).
  */
 
 /** "Supply external identities", step 2: "Create the two identity Secrets." (in the files' directory) */
@@ -103,27 +102,31 @@ wait_projected controller controller previous-ca.crt absent
 `;
 
 /**
- * The spec's wait_projected, over directories: TLS_DIRS_<component> lists each replica's
- * projected agent-tls directory (what the spec reads with kubectl exec).
+ * "Define a check for the projected files on every replica." Each call lists the component's
+ * Pods and reads the file through `kubectl exec` in the named container, every 2 seconds for
+ * at most 180.
  */
 export const waitProjectedFunction = String.raw`
 wait_projected() {
   local component=$1 container=$2 file=$3 expected=$4
-  local deadline=$((SECONDS + 180)) dirs dir ready
-  dirs_var="TLS_DIRS_$component"
+  local deadline=$((SECONDS + 180)) pods pod ready
   while [ "$SECONDS" -lt "$deadline" ]; do
-    dirs=${'$'}{!dirs_var}
+    pods=$(kubectl get pods -n haptic \
+      -l "app.kubernetes.io/instance=haptic,app.kubernetes.io/component=$component" \
+      -o json | jq -r '.items[] | select(.metadata.deletionTimestamp == null).metadata.name')
     ready=true
-    [ -n "$dirs" ] || ready=false
-    for dir in $dirs; do
+    [ -n "$pods" ] || ready=false
+    for pod in $pods; do
       if [ "$expected" = absent ]; then
-        test ! -e "$dir/..data/$file" || ready=false
-      elif ! cat "$dir/..data/$file" | cmp -s "$expected" -; then
+        kubectl exec -n haptic "$pod" -c "$container" -- \
+          test ! -e "/etc/haptic/agent-tls/..data/$file" || ready=false
+      elif ! kubectl exec -n haptic "$pod" -c "$container" -- \
+        cat "/etc/haptic/agent-tls/..data/$file" | cmp -s "$expected" -; then
         ready=false
       fi
     done
     [ "$ready" = true ] && return 0
-    sleep 0.2
+    sleep 2
   done
   echo "TLS files haven't reached every $component replica; repair projection before continuing" >&2
   return 1
