@@ -4,10 +4,11 @@
 # test run's egress guard), iproute2 (the local cluster's unreachable routes), mmdebstrap (the
 # image's Debian base, make image) and runc (runs the image in its tests); containerd, the CNI
 # plugins, busybox-static and catatonit (the real node's runtime and its local images, make node-up).
+# skopeo copies the product image to the GitOps lifecycle suite's OCI registry (make test-gitops-lifecycle).
 set -euo pipefail
 missing=()
 for pair in haproxy:haproxy jq:jq openssl:openssl iptables:iptables ip:iproute2 mmdebstrap:mmdebstrap runc:runc \
-  containerd:containerd /usr/lib/cni/bridge:containernetworking-plugins busybox:busybox-static catatonit:catatonit; do
+  containerd:containerd /usr/lib/cni/bridge:containernetworking-plugins busybox:busybox-static catatonit:catatonit skopeo:skopeo; do
   command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

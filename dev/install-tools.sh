@@ -20,6 +20,9 @@ tools=(
   "helm helm3 helm.sh/helm/v3/cmd/helm"
   "helm4 helm4 helm.sh/helm/v4/cmd/helm"
   "umoci umoci github.com/opencontainers/umoci/cmd/umoci"
+  "registry registry github.com/distribution/distribution/v3/cmd/registry"
+  "source-controller flux github.com/fluxcd/source-controller"
+  "helm-controller flux github.com/fluxcd/helm-controller"
 )
 
 goversion=$(go env GOVERSION)

@@ -15,7 +15,10 @@ export type PinnedTool =
   | 'kube-proxy'
   | 'helm'
   | 'helm4'
-  | 'umoci';
+  | 'umoci'
+  | 'registry'
+  | 'source-controller'
+  | 'helm-controller';
 
 /** Where a pinned tool lives in .tools/bin, whether or not it is there yet. */
 export function pinnedToolBin(name: PinnedTool): string {

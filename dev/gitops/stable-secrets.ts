@@ -1,0 +1,97 @@
+/**
+ * "Prepare stable Secrets" of the GitOps guide, external certificates: the namespace, the
+ * credential Secret (created only when missing), the webhook serving certificate and the
+ * default frontend certificate made with openssl, and the release values exactly as the
+ * guide's jq writes them (plus the image repository of the suite's registry).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { ClusterCli } from './cluster-cli.ts';
+
+export const releaseNamespace = 'haptic';
+export const releaseName = 'haptic';
+export const credentialsSecret = 'haptic-gitops-credentials';
+export const webhookSecret = 'haptic-gitops-webhook';
+export const frontendSecret = 'haptic-gitops-frontend';
+/** The application domain of the default frontend certificate and the suite's Ingress. */
+export const applicationHost = 'gitops.localdev.me';
+
+const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+
+/** A CA, and a certificate for `name` it signs (tls.crt = leaf, tls.key, ca.crt) in `dir`. */
+async function issueCertificate(dir: string, name: string, caName: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const file = (base: string): string => join(dir, base);
+  await execa('openssl', [
+    ...['req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.crt')],
+    ...['-days', '7', '-subj', `/CN=${caName}`],
+  ]);
+  await execa('openssl', [
+    ...['req', ...ec, '-keyout', file('tls.key'), '-out', file('tls.csr'), '-subj', `/CN=${name}`],
+  ]);
+  await execa(
+    'openssl',
+    [
+      ...['x509', '-req', '-in', file('tls.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key')],
+      ...['-CAcreateserial', '-days', '7', '-out', file('tls.crt')],
+      ...['-extfile', '/dev/stdin'],
+    ],
+    { input: `subjectAltName=DNS:${name}\nextendedKeyUsage=serverAuth\n` },
+  );
+}
+
+/** Creates what the guide's steps 1–3 create; returns the release values (haptic-values.json). */
+export async function prepareStableSecrets(
+  cli: ClusterCli,
+  dir: string,
+  imageRepository: string,
+): Promise<Record<string, unknown>> {
+  const ns = releaseNamespace;
+  await cli.kubectl(
+    ['apply', '-f', '-'],
+    await cli.kubectl(['create', 'namespace', ns, '--dry-run=client', '-o', 'yaml']),
+  );
+  const existing = await cli.kubectl([
+    ...['get', 'secret', credentialsSecret, '-n', ns, '--ignore-not-found', '-o', 'name'],
+  ]);
+  if (existing.trim() === '') {
+    const password = (await execa('openssl', ['rand', '-base64', '32'])).stdout.trim();
+    await cli.kubectl([
+      ...['create', 'secret', 'generic', credentialsSecret, '-n', ns],
+      '--from-literal=dataplane_username=admin',
+      `--from-literal=dataplane_password=${password}`,
+    ]);
+  }
+  const webhookDir = join(dir, 'webhook');
+  await issueCertificate(webhookDir, `haptic-webhook.${ns}.svc`, 'lifecycle webhook CA');
+  const frontendDir = join(dir, 'frontend');
+  await issueCertificate(frontendDir, applicationHost, 'lifecycle frontend CA');
+  const apply = async (args: readonly string[]): Promise<void> => {
+    const manifest = await cli.kubectl([...args, '--dry-run=client', '-o', 'yaml']);
+    await cli.kubectl(['apply', '-f', '-'], manifest);
+  };
+  await apply([
+    ...['create', 'secret', 'generic', webhookSecret, '-n', ns, '--type=kubernetes.io/tls'],
+    `--from-file=tls.crt=${join(webhookDir, 'tls.crt')}`,
+    `--from-file=tls.key=${join(webhookDir, 'tls.key')}`,
+    `--from-file=ca.crt=${join(webhookDir, 'ca.crt')}`,
+  ]);
+  await apply([
+    ...['create', 'secret', 'tls', frontendSecret, '-n', ns],
+    `--cert=${join(frontendDir, 'tls.crt')}`,
+    `--key=${join(frontendDir, 'tls.key')}`,
+  ]);
+  return {
+    credentials: { existingSecret: credentialsSecret },
+    controller: {
+      webhook: {
+        secretName: webhookSecret,
+        caBundle: readFileSync(join(webhookDir, 'ca.crt')).toString('base64'),
+        certManager: { enabled: false },
+      },
+    },
+    defaultSSLCertificate: { secretName: frontendSecret, certManager: { enabled: false } },
+    image: { repository: imageRepository },
+  };
+}
