@@ -176,6 +176,7 @@ async function controllerWarnings(): Promise<string> {
     .slice(-20)
     .join('\n');
 }
+
 const applied = (samples: readonly Sample[]): number =>
   total(samples, 'haptic_deliveries_total', (labels) => labels.result === 'applied');
 const failedReconciles = (samples: readonly Sample[]): number =>
@@ -201,6 +202,9 @@ function backendPath(path: string) {
 
 beforeAll(async () => {
   material = await specMaterial(agentName, controllerName);
+  // LocalSite.start installs right after creating the namespace, before any Secret of ours
+  // can exist there, so the release starts with the default provider and takes the external
+  // identities by the guide's path "For an existing release" (new Secret names, a rollout).
   site = await LocalSite.start('ca-rotation', { controllers: 2, webhook: true });
   // "Create the two identity Secrets." in the directory of the issuer's files.
   await runSpec([createSecretsStep], {}, material.dir);
