@@ -8,7 +8,6 @@ import { componentName, preRolloutNames, releaseFullname } from './chart-names.t
 import type { ReleaseValues } from './release-values.ts';
 import type { CertificateProvider } from './secret-provider.ts';
 
-
 /** The agent TLS provider of a release: exactly one. */
 export type AgentTlsProvider = 'legacy' | 'external' | 'cert-manager' | 'default';
 

@@ -7,11 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeCgroup, nodeRunDir } from '../../../dev/lib/node/node-host.ts';
-import {
-  hostInterface,
-  nodeNetns,
-  podSubnet,
-} from '../../../dev/lib/node/node-network.ts';
+import { hostInterface, nodeNetns, podSubnet } from '../../../dev/lib/node/node-network.ts';
 
 export interface NodeTrace {
   /** The node's network and mount namespaces (`net:[…]`, `mnt:[…]`). */
