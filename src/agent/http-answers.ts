@@ -1,7 +1,7 @@
 /** Sending the agent's JSON answers. */
 import type { Response } from 'express';
-import type { ErrorResponseBody } from './api-types.ts';
-import { type AgentFailure, reasonStatus } from './reasons.ts';
+import type { ErrorResponseBody } from '../agent-api/api-types.ts';
+import { type AgentFailure, reasonStatus } from '../agent-api/reasons.ts';
 
 /** Sends an error answer with the status of its reason. */
 export function sendFailure(response: Response, failure: AgentFailure, close = false): void {

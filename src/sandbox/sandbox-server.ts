@@ -8,9 +8,9 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { finished } from 'node:stream/promises';
 import type { Logger } from 'pino';
-import { type ErrorResponseBody, configFileName } from '../agent/api-types.ts';
-import { maxBodyBytes, parseApplyRequest } from '../agent/apply-request.ts';
-import { type AgentFailure, agentReasons, reasonStatus } from '../agent/reasons.ts';
+import { type ErrorResponseBody, configFileName } from '../agent-api/api-types.ts';
+import { maxBodyBytes, parseApplyRequest } from '../agent-api/apply-request.ts';
+import { type AgentFailure, agentReasons, reasonStatus } from '../agent-api/reasons.ts';
 import { describeError } from '../errors.ts';
 import { CheckGate } from './check-gate.ts';
 import { createCheckWorkspace } from './check-workspace.ts';
