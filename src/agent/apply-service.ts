@@ -12,7 +12,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { configFileName } from '../agent-api/api-types.ts';
+import { type ApplyResponseBody, configFileName } from '../agent-api/api-types.ts';
 import type { DesiredFile } from '../agent-api/apply-request.ts';
 import { checkHAProxyConfig } from '../sandbox/check-client.ts';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
@@ -40,16 +40,7 @@ export interface ApplyServiceOptions {
 }
 
 export type ApplyOutcome =
-  | {
-      readonly ok: true;
-      readonly changed: boolean;
-      readonly reloaded: boolean;
-      readonly generation: number;
-      readonly configDigest: string;
-      readonly durationMs: number;
-      readonly workerPid?: number;
-    }
-  | ({ readonly ok: false } & AgentFailure);
+  ({ readonly ok: true } & ApplyResponseBody) | ({ readonly ok: false } & AgentFailure);
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
