@@ -27,7 +27,8 @@ import { projectRoot } from '../dev/lib/tools.ts';
 import { getLocal } from '../src/agent/local-client.ts';
 import { MasterSocket } from '../src/agent/master-socket.ts';
 import { parseProcessList } from '../src/agent/process-list.ts';
-import { AgentClient, type BundleFile, encodeApply } from '../src/controller/agent-client.ts';
+import { encodeApply } from '../src/agent-api/apply-encoding.ts';
+import { AgentClient, type BundleFile } from '../src/controller/agent-client.ts';
 import {
   type CertificateAuthority,
   type LeafRole,

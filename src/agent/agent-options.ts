@@ -1,11 +1,6 @@
 /** The agent's settings, as `haptic agent` flags and environment give them. */
-import type { ApplyLimits } from './apply-request.ts';
-
-export interface ListenAddress {
-  /** undefined: every address. */
-  readonly host: string | undefined;
-  readonly port: number;
-}
+import type { ApplyLimits } from '../agent-api/apply-request.ts';
+import type { ListenAddress } from '../net/listen-address.ts';
 
 export type AgentTransport =
   | {
@@ -46,15 +41,4 @@ export interface AgentOptions {
   readonly limits: ApplyLimits;
   /** How long in-flight requests may finish at shutdown. @default 30 seconds */
   readonly shutdownGraceMs: number;
-}
-
-/** Parses `:5555`, `0.0.0.0:5555`, `127.0.0.2:5555` or `[::1]:5555`; a sentence if invalid. */
-export function parseListenAddress(text: string): ListenAddress | string {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
-  const port = Number(match?.[3]);
-  if (match === null || !Number.isInteger(port) || port < 1 || port > 65_535) {
-    return `"${text}" is not an address such as :5555, 0.0.0.0:5555 or [::1]:5555.`;
-  }
-  const host = match[1] ?? match[2];
-  return { host: host === '' ? undefined : host, port };
 }

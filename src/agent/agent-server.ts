@@ -14,7 +14,7 @@ import { TlsMaterialWatcher } from '../tls/material-watcher.ts';
 import { materialStatusAt } from '../tls/tls-material.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { claimSocketPath, loadState, prepareFiles, startFailed } from './agent-startup.ts';
-import type { AgentStateBody } from './api-types.ts';
+import type { AgentStateBody } from '../agent-api/api-types.ts';
 import { ApplyService } from './apply-service.ts';
 import { ConfigFileStore } from './file-store.ts';
 import { readProcessList } from './haproxy-reload.ts';

@@ -12,9 +12,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { configFileName } from './api-types.ts';
-import type { DesiredFile } from './apply-request.ts';
-import { checkHAProxyConfig } from './config-check.ts';
+import { type ApplyResponseBody, configFileName } from '../agent-api/api-types.ts';
+import type { DesiredFile } from '../agent-api/apply-request.ts';
+import { checkHAProxyConfig } from '../sandbox/check-client.ts';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
 import { describeFindings, inspectConfigFiles } from '../validation/haproxy-files-lint.ts';
 import type { ConfigFileStore, PathConflict } from './file-store.ts';
@@ -22,7 +22,7 @@ import { type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
 import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';
 import type { MasterSocket } from './master-socket.ts';
 import type { ProcessList } from './process-list.ts';
-import { type AgentFailure, agentReasons } from './reasons.ts';
+import { type AgentFailure, agentReasons } from '../agent-api/reasons.ts';
 import { type AppliedState, writeStateFile } from './state-file.ts';
 
 export interface ApplyServiceOptions {
@@ -40,16 +40,7 @@ export interface ApplyServiceOptions {
 }
 
 export type ApplyOutcome =
-  | {
-      readonly ok: true;
-      readonly changed: boolean;
-      readonly reloaded: boolean;
-      readonly generation: number;
-      readonly configDigest: string;
-      readonly durationMs: number;
-      readonly workerPid?: number;
-    }
-  | ({ readonly ok: false } & AgentFailure);
+  ({ readonly ok: true } & ApplyResponseBody) | ({ readonly ok: false } & AgentFailure);
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { digestOf } from './apply-request.ts';
+import { digestOf } from '../agent-api/apply-request.ts';
 import { planFiles, planIsEmpty } from './file-plan.ts';
 
 function desired(path: string, text: string) {

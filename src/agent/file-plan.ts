@@ -1,6 +1,6 @@
 /** What an apply changes on disk, from the files applied last and the files wanted now. Pure. */
-import { configFileName } from './api-types.ts';
-import type { DesiredFile } from './apply-request.ts';
+import { configFileName } from '../agent-api/api-types.ts';
+import type { DesiredFile } from '../agent-api/apply-request.ts';
 
 export interface AppliedFile {
   readonly path: string;

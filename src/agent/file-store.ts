@@ -21,7 +21,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { type DesiredFile, pathProblem } from './apply-request.ts';
+import { type DesiredFile, pathProblem } from '../agent-api/apply-request.ts';
 import type { FilePlan } from './file-plan.ts';
 
 interface Journal {

@@ -1,23 +1,13 @@
 /** Sending the agent's JSON answers. */
 import type { Response } from 'express';
-import type { ErrorResponseBody } from './api-types.ts';
-import { type AgentFailure, reasonStatus } from './reasons.ts';
+import { type AgentFailure, errorBodyOf, reasonStatus } from '../agent-api/reasons.ts';
 
 /** Sends an error answer with the status of its reason. */
 export function sendFailure(response: Response, failure: AgentFailure, close = false): void {
-  const body: ErrorResponseBody = {
-    error: {
-      reason: failure.reason,
-      code: failure.code,
-      message: failure.message,
-      ...(failure.field === undefined ? {} : { field: failure.field }),
-      ...(failure.haproxyMessage === undefined ? {} : { haproxyMessage: failure.haproxyMessage }),
-    },
-  };
   // After an authentication failure the connection is closed, so the client's next attempt
   // starts with a fresh handshake (new identity or trust) instead of reusing this one.
   if (close) response.set('Connection', 'close');
-  response.status(reasonStatus[failure.reason]).json(body);
+  response.status(reasonStatus[failure.reason]).json(errorBodyOf(failure));
 }
 
 /** A body-parser error (`entity.too.large`, `entity.parse.failed`, ...). */

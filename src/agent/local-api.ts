@@ -5,10 +5,10 @@
  * certificates.
  */
 import express, { type Request, type Response } from 'express';
-import type { AgentStateBody } from './api-types.ts';
-import { agentPaths } from './api-types.ts';
+import type { AgentStateBody } from '../agent-api/api-types.ts';
+import { agentPaths } from '../agent-api/api-types.ts';
 import { sendFailure } from './http-answers.ts';
-import { agentReasons } from './reasons.ts';
+import { agentReasons } from '../agent-api/reasons.ts';
 
 export interface LocalApiOptions {
   readonly state: () => Promise<AgentStateBody>;

@@ -4,7 +4,7 @@
  * never make the probe fail. Each returns the exit code: 0 answered, 1 not.
  */
 import { describeError } from '../errors.ts';
-import { agentPaths } from './api-types.ts';
+import { agentPaths } from '../agent-api/api-types.ts';
 import { getLocal } from './local-client.ts';
 
 export async function runHealthCommand(socketPath: string, timeoutMs: number): Promise<number> {

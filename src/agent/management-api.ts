@@ -6,13 +6,13 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
-import { type ApplyResponseBody, agentPaths } from './api-types.ts';
-import { type ApplyLimits, maxBodyBytes, parseApplyRequest } from './apply-request.ts';
+import { type ApplyResponseBody, agentPaths } from '../agent-api/api-types.ts';
+import { type ApplyLimits, maxBodyBytes, parseApplyRequest } from '../agent-api/apply-request.ts';
 import type { ApplyService } from './apply-service.ts';
 import { bodyParserErrorType, sendFailure } from './http-answers.ts';
 import type { Authenticate } from './peer-auth.ts';
-import { agentReasons } from './reasons.ts';
-import type { AgentStateBody } from './api-types.ts';
+import { agentReasons } from '../agent-api/reasons.ts';
+import type { AgentStateBody } from '../agent-api/api-types.ts';
 
 export interface ManagementApiOptions {
   readonly authenticate: Authenticate;

@@ -17,7 +17,7 @@ import { peerChainOf } from '../tls/peer-chain.ts';
 import { verifyPeer } from '../tls/peer-verification.ts';
 import { peerReasons } from '../tls/reasons.ts';
 import { materialStatusAt } from '../tls/tls-material.ts';
-import { type AgentFailure, agentReasons } from './reasons.ts';
+import { type AgentFailure, agentReasons } from '../agent-api/reasons.ts';
 
 export type PeerDecision =
   { readonly ok: true; readonly peer: string } | ({ readonly ok: false } & AgentFailure);

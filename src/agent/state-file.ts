@@ -6,7 +6,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describeError } from '../errors.ts';
-import { pathProblem } from './apply-request.ts';
+import { pathProblem } from '../agent-api/apply-request.ts';
 import type { AppliedFile } from './file-plan.ts';
 
 export interface AppliedState {

@@ -2,8 +2,8 @@
 import { certificateFingerprint, x509 } from '../pki/index.ts';
 import type { TlsMaterialCounters, TlsMaterialSnapshot } from '../tls/material-watcher.ts';
 import { materialStatusAt } from '../tls/tls-material.ts';
-import type { AgentStateBody, TlsStateBody } from './api-types.ts';
-import { configFileName } from './api-types.ts';
+import type { AgentStateBody, TlsStateBody } from '../agent-api/api-types.ts';
+import { configFileName } from '../agent-api/api-types.ts';
 import type { ProcessList } from './process-list.ts';
 import type { AppliedState } from './state-file.ts';
 

@@ -1,7 +1,7 @@
 /** `haptic agent`, `haptic agent health` and `haptic agent state`: commander wiring only. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { ListenAddress } from '../agent/agent-options.ts';
-import { defaultApplyLimits } from '../agent/apply-request.ts';
+import type { ListenAddress } from '../net/listen-address.ts';
+import { defaultApplyLimits } from '../agent-api/apply-request.ts';
 import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import { listenAddress, seconds } from './option-parsers.ts';
 

@@ -12,7 +12,7 @@ import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { Command } from 'commander';
-import type { ApplyFile } from '../agent/apply-encoding.ts';
+import type { ApplyFile } from '../agent-api/apply-encoding.ts';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 
 const configName = 'haproxy.cfg';
@@ -101,7 +101,7 @@ async function runConfigCheck(target: string, flags: CheckFlags): Promise<number
     process.stdout.write(`${refused.map((line) => `  ${line}`).join('\n')}\n`);
     return 1;
   }
-  const { checkHAProxyConfig } = await import('../agent/config-check.ts');
+  const { checkHAProxyConfig } = await import('../sandbox/check-client.ts');
   const check = (socket: string) => checkHAProxyConfig(files, { socket });
   const outcome = await (flags.checkSocket === undefined
     ? withLocalSandbox(check)

@@ -1,6 +1,6 @@
 /** commander argument parsers shared by the long-running commands; errors read as fixes. */
 import { InvalidArgumentError } from 'commander';
-import { type ListenAddress, parseListenAddress } from '../agent/agent-options.ts';
+import { type ListenAddress, parseListenAddress } from '../net/listen-address.ts';
 
 /** `[host]:port`, for example `:5555` or `127.0.0.2:5555`. */
 export function listenAddress(value: string): ListenAddress {

@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { ListenAddress } from '../agent/agent-options.ts';
+import type { ListenAddress } from '../net/listen-address.ts';
 import { type LoadBalancerAddress, parseStatusAddresses } from '../controller/ingress-status.ts';
 import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';

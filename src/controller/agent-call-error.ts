@@ -2,7 +2,7 @@
  * Why a call to an agent failed, classified so the fan-out knows whether another attempt can
  * help. Built from Node's transport and TLS errors and from the agent's error answers.
  */
-import type { ErrorResponseBody } from '../agent/api-types.ts';
+import type { ErrorResponseBody } from '../agent-api/api-types.ts';
 import { describeError } from '../errors.ts';
 import { AgentCertificateRejected } from './agent-connection-pool.ts';
 

@@ -6,8 +6,8 @@
  */
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { type AgentStateBody, type ApplyResponseBody, agentPaths } from '../agent/api-types.ts';
-import { type ApplyFile, type EncodedApply } from '../agent/apply-encoding.ts';
+import { type AgentStateBody, type ApplyResponseBody, agentPaths } from '../agent-api/api-types.ts';
+import { type ApplyFile, type EncodedApply } from '../agent-api/apply-encoding.ts';
 import type { TlsMaterialSource } from '../tls/material-watcher.ts';
 import { type AgentCallError, answerError, transportError } from './agent-call-error.ts';
 import { AgentConnectionPool } from './agent-connection-pool.ts';
@@ -36,7 +36,6 @@ export type AgentCallResult<T> =
 
 /** A file for the agents: a path under their base directory and its bytes. */
 export type BundleFile = ApplyFile;
-export { type EncodedApply, encodeApply } from '../agent/apply-encoding.ts';
 
 /** Largest answer read from an agent. */
 const maxAnswerBytes = 4 * 1024 * 1024;

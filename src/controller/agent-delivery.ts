@@ -5,9 +5,9 @@
  * or one that failed earlier, gets the current configuration. One operation at a time.
  */
 import type { Logger } from 'pino';
-import { digestOf } from '../agent/apply-request.ts';
-import type { AgentClient, AgentEndpoint, BundleFile, EncodedApply } from './agent-client.ts';
-import { encodeApply } from './agent-client.ts';
+import { type EncodedApply, encodeApply } from '../agent-api/apply-encoding.ts';
+import { digestOf } from '../agent-api/apply-request.ts';
+import type { AgentClient, AgentEndpoint, BundleFile } from './agent-client.ts';
 import type { AgentDiscovery } from './agent-discovery.ts';
 import { type AgentApplyResult, type FanOutOptions, applyToAgents } from './agent-fanout.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApplyResponseBody } from '../agent/api-types.ts';
+import type { ApplyResponseBody } from '../agent-api/api-types.ts';
 import type { AgentCallError } from './agent-call-error.ts';
 import type { AgentCallResult, AgentEndpoint } from './agent-client.ts';
 import { type ApplyingClient, applyToAgents, backoffMs } from './agent-fanout.ts';

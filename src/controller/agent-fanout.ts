@@ -4,9 +4,10 @@
  * One slow or failing agent never holds up the others' results.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApplyResponseBody } from '../agent/api-types.ts';
+import type { ApplyResponseBody } from '../agent-api/api-types.ts';
 import type { AgentCallError } from './agent-call-error.ts';
-import type { AgentClient, AgentEndpoint, EncodedApply } from './agent-client.ts';
+import type { EncodedApply } from '../agent-api/apply-encoding.ts';
+import type { AgentClient, AgentEndpoint } from './agent-client.ts';
 
 export interface FanOutOptions {
   /** Attempts per agent, the first included. @default 3 */

@@ -4,7 +4,8 @@
  * fresh private directory exactly as in the agents' base directory. Messages name files as the
  * agents do (haproxy.cfg:47).
  */
-import { type CheckOptions, type CheckOutcome, checkHAProxyConfig } from '../agent/config-check.ts';
+import { type CheckOptions, checkHAProxyConfig } from '../sandbox/check-client.ts';
+import type { CheckOutcome } from '../sandbox/sandbox-protocol.ts';
 import type { BundleFile } from './agent-client.ts';
 
 export type BundleCheckOptions = CheckOptions;

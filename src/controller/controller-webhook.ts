@@ -5,7 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { ListenAddress } from '../agent/agent-options.ts';
+import type { ListenAddress } from '../net/listen-address.ts';
 import {
   type IdentityOverrides,
   createReleaseIo,

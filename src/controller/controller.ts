@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { IdentityOverrides } from '../webhook/index.ts';
-import type { ListenAddress } from '../agent/agent-options.ts';
+import type { ListenAddress } from '../net/listen-address.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
 import { TlsMaterialWatcher } from '../tls/material-watcher.ts';
 import { AgentClient } from './agent-client.ts';

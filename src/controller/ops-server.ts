@@ -4,7 +4,7 @@
  */
 import { type Server, createServer } from 'node:http';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import type { ListenAddress } from '../agent/agent-options.ts';
+import type { ListenAddress } from '../net/listen-address.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 
 export interface OpsServers {

@@ -15,7 +15,7 @@
  * Liquid has no way to call JavaScript from a template; data is passed as plain objects.
  */
 import { Liquid, type Template } from 'liquidjs';
-import { defaultApplyLimits } from '../agent/apply-request.ts';
+import { defaultApplyLimits } from '../agent-api/apply-request.ts';
 import { describeError } from '../errors.ts';
 import type { RoutingModel } from './routing-model.ts';
 import type { TemplateConfig } from './template-config.ts';

@@ -1,18 +1,23 @@
 /**
- * The controller's and the agent's side of the check sandbox: one `POST /v1/check` on its
- * Unix socket with the complete set of files, in the agents' apply format. A refused request
- * (a path or size the agents would refuse as well) is a rejection of the files; a sandbox
- * that cannot be reached, answers late or fails is `unavailable`, so nothing remembers it.
+ * The controller's and the agent's side of the check sandbox: `haproxy -c` on a complete set
+ * of files, for HAProxy's own message. The configuration is hostile input (linted before this
+ * runs), so HAProxy never parses it in the caller's process: the files go, in the agents' apply
+ * format, in one `POST /v1/check` to the sandbox's Unix socket (`haptic sandbox serve`, the
+ * `config-check` container beside the caller), which holds nothing worth stealing, runs the
+ * check under time and memory limits and reduces HAProxy's output before it reaches status,
+ * Events, logs or answers. A refused request (a path or size the agents would refuse as well)
+ * is a rejection of the files; a sandbox that cannot be reached, answers late or fails is
+ * `unavailable`, so nothing remembers it.
  */
 import { request } from 'node:http';
-import { type ApplyFile, encodeApply } from '../agent/apply-encoding.ts';
+import { type ApplyFile, encodeApply } from '../agent-api/apply-encoding.ts';
 import { describeError } from '../errors.ts';
 import { type CheckOutcome, sandboxPaths } from './sandbox-protocol.ts';
 
 /** A file of the set: a path relative to the base directory and its bytes. */
 export type CheckFile = ApplyFile;
 
-export interface SandboxCallOptions {
+export interface CheckOptions {
   /** The sandbox's socket (`--check-socket`). */
   readonly socket: string;
   /** Longest wait for the answer (the sandbox's own time limit applies inside). @default 60 s */
@@ -55,9 +60,10 @@ function outcomeOf(status: number, text: string): CheckOutcome | string {
     : `failed: ${message}`;
 }
 
-export function requestSandboxCheck(
+/** Checks the complete set of files (haproxy.cfg and every file it names) in the sandbox. */
+export function checkHAProxyConfig(
   files: readonly CheckFile[],
-  options: SandboxCallOptions,
+  options: CheckOptions,
 ): Promise<CheckOutcome> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const { body } = encodeApply(files);

@@ -8,7 +8,7 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { DesiredFile } from '../agent/apply-request.ts';
+import type { DesiredFile } from '../agent-api/apply-request.ts';
 
 export interface CheckWorkspace {
   readonly configDir: string;

@@ -7,7 +7,7 @@
  * it leaves the sandbox.
  */
 import { execa } from 'execa';
-import { configFileName } from '../agent/api-types.ts';
+import { configFileName } from '../agent-api/api-types.ts';
 import { reduceHaproxyMessage } from '../validation/haproxy-message.ts';
 import type { CheckOutcome } from './sandbox-protocol.ts';
 import { type SandboxLimits, mebibytes, prlimitArgs } from './sandbox-limits.ts';

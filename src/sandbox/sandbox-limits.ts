@@ -4,7 +4,7 @@
  * processes or threads beyond its own (RLIMIT_NPROC 0 for a non-root user), bounded file
  * writes, no core dumps. Wall-clock time is enforced by the server (SIGKILL to the group).
  */
-import { type ApplyLimits, defaultApplyLimits } from '../agent/apply-request.ts';
+import { type ApplyLimits, defaultApplyLimits } from '../agent-api/apply-request.ts';
 
 export interface SandboxLimits {
   /** Wall-clock time of one check, then SIGKILL. @default 30 seconds */

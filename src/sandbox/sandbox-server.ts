@@ -8,9 +8,14 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { finished } from 'node:stream/promises';
 import type { Logger } from 'pino';
-import { type ErrorResponseBody, configFileName } from '../agent/api-types.ts';
-import { maxBodyBytes, parseApplyRequest } from '../agent/apply-request.ts';
-import { type AgentFailure, agentReasons, reasonStatus } from '../agent/reasons.ts';
+import { configFileName } from '../agent-api/api-types.ts';
+import { maxBodyBytes, parseApplyRequest } from '../agent-api/apply-request.ts';
+import {
+  type AgentFailure,
+  agentReasons,
+  errorBodyOf,
+  reasonStatus,
+} from '../agent-api/reasons.ts';
 import { describeError } from '../errors.ts';
 import { CheckGate } from './check-gate.ts';
 import { createCheckWorkspace } from './check-workspace.ts';
@@ -41,15 +46,7 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 }
 
 function sendFailure(response: ServerResponse, failure: AgentFailure): void {
-  const body: ErrorResponseBody = {
-    error: {
-      reason: failure.reason,
-      code: failure.code,
-      message: failure.message,
-      ...(failure.field === undefined ? {} : { field: failure.field }),
-    },
-  };
-  send(response, reasonStatus[failure.reason], body);
+  send(response, reasonStatus[failure.reason], errorBodyOf(failure));
 }
 
 function failure(reason: AgentFailure['reason'], message: string): AgentFailure {

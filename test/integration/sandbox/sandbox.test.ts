@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
-import { digestOf } from '../../../src/agent/apply-request.ts';
-import { checkHAProxyConfig } from '../../../src/agent/config-check.ts';
-import { type CheckFile, requestSandboxCheck } from '../../../src/sandbox/check-client.ts';
+import { digestOf } from '../../../src/agent-api/apply-request.ts';
+import { type CheckFile, checkHAProxyConfig } from '../../../src/sandbox/check-client.ts';
 
 const validConfig = `global
   maxconn 100
@@ -128,7 +127,7 @@ local status = assert(io.open("/proc/self/status", "r")):read("a")
 out:write("uid:" .. status:match("Uid:%s+(%d+)") .. "\\n")
 out:close()
 `;
-    const outcome = await requestSandboxCheck(luaConfig(payload), { socket: sandbox.socket });
+    const outcome = await checkHAProxyConfig(luaConfig(payload), { socket: sandbox.socket });
     // The Lua ran (this request skipped the lint): HAProxy is what the sandbox contains.
     expect(outcome.ok || outcome.failure === 'rejected').toBe(true);
     const findings = readFileSync(marker, 'utf8');
@@ -265,7 +264,7 @@ describe('check sandbox limits', () => {
 
   it('stops an endless loop at the time limit', async () => {
     const started = Date.now();
-    const outcome = await requestSandboxCheck(luaConfig('while true do end\n'), {
+    const outcome = await checkHAProxyConfig(luaConfig('while true do end\n'), {
       socket: sandbox.socket,
     });
     expect(outcome).toEqual({
@@ -278,7 +277,7 @@ describe('check sandbox limits', () => {
 
   it('stops a memory bomb at the memory limit', async () => {
     const started = Date.now();
-    const outcome = await requestSandboxCheck(
+    const outcome = await checkHAProxyConfig(
       luaConfig('local t = {}\nfor i = 1, 1e9 do t[i] = string.rep("x", 4096) .. i end\n'),
       { socket: sandbox.socket },
     );
@@ -292,7 +291,7 @@ describe('check sandbox limits', () => {
   it('answers busy beyond the running and waiting checks', async () => {
     const loop = luaConfig('while true do end\n');
     const outcomes = await Promise.all(
-      [0, 1, 2].map(() => requestSandboxCheck(loop, { socket: sandbox.socket })),
+      [0, 1, 2].map(() => checkHAProxyConfig(loop, { socket: sandbox.socket })),
     );
     const messages = outcomes.map((outcome) => (outcome.ok ? 'ok' : outcome.message)).sort();
     expect(messages).toEqual([

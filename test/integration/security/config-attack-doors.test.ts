@@ -27,8 +27,8 @@
 import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentStateBody } from '../../../src/agent/api-types.ts';
-import { encodeApply } from '../../../src/controller/agent-client.ts';
+import type { AgentStateBody } from '../../../src/agent-api/api-types.ts';
+import { encodeApply } from '../../../src/agent-api/apply-encoding.ts';
 import { defaultCheckSocket, sandboxPaths } from '../../../src/sandbox/sandbox-protocol.ts';
 import { isProblem, templateAnnotations } from '../../../src/validation/ingress-checks.ts';
 import { rawRequest } from '../agent/raw-request.ts';

@@ -3,6 +3,8 @@
  * `{ "error": { "code", "reason", "message", "field"?, "haproxyMessage"? } }` with the HTTP
  * status noted here; `message` says what went wrong and what to do.
  */
+import type { ErrorResponseBody } from './api-types.ts';
+
 export const agentReasons = {
   /** 400: the body is not a valid apply request; `field` names the offending field. */
   RequestInvalid: 'RequestInvalid',
@@ -69,4 +71,17 @@ export interface AgentFailure {
   readonly field?: string;
   /** HAProxy's own output, for ConfigRejected. */
   readonly haproxyMessage?: string;
+}
+
+/** The body of an error answer (`field` and `haproxyMessage` only when present). */
+export function errorBodyOf(failure: AgentFailure): ErrorResponseBody {
+  return {
+    error: {
+      reason: failure.reason,
+      code: failure.code,
+      message: failure.message,
+      ...(failure.field === undefined ? {} : { field: failure.field }),
+      ...(failure.haproxyMessage === undefined ? {} : { haproxyMessage: failure.haproxyMessage }),
+    },
+  };
 }
