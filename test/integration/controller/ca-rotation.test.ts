@@ -4,8 +4,9 @@
  * the release switched to them, the guide's "For an existing release"), then "Rotate a
  * certificate authority" verbatim, its wait_projected exec'ing into the real Pods of both
  * Deployments (two replicas each) while the kubelet projects each Secret change after its own
- * delay. Throughout, every 200 ms the test moves a path of a TLS Ingress (the controllers must
- * render, check and deliver it) and asks both HAProxy replicas over HTTP and HTTPS.
+ * delay. Throughout, every 200 ms the test replaces the certificate of a TLS Ingress (the
+ * controllers must render, check and deliver it) and asks both HAProxy replicas over HTTP and
+ * HTTPS.
  * Expected: not one failed delivery or reconcile (the controllers' metrics), the
  * HAProxyTemplateConfig Ready throughout, not one failed request; the chart's identity-Secret
  * webhook (failurePolicy Fail) admits every write of the guide and denies the same CA change
@@ -14,9 +15,10 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:https';
+import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CustomObjectsApi, NetworkingV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
@@ -27,6 +29,7 @@ import {
 } from '../../../src/controller/template-config.ts';
 import { certificateFingerprint, decodeCertificateChain } from '../../../src/pki/index.ts';
 import { adminKubeConfig, kubectl } from '../../support/cluster.ts';
+import { type SelfSigned, selfSignedCertificate } from '../../support/self-signed.ts';
 import { b64, makeCa, pem } from '../../unit/validation/material.ts';
 import { type RawAnswer, rawRequest } from '../agent/raw-request.ts';
 import {
@@ -67,6 +70,9 @@ const agentTlsValues = `haproxy:
 `;
 
 const host = 'shop.example.com';
+const backend = { service: { name: 'alpha', port: { number: 80 } } };
+/** The two certificates the load puts in turn into the Ingress's TLS Secret. */
+let servingCertificates: SelfSigned[] = [];
 let site: LocalSite;
 let material: SpecMaterial;
 
@@ -192,12 +198,18 @@ const secretReviews = (samples: readonly Sample[], verdict: string): number =>
     (labels) => labels.kind === 'Secret' && labels.verdict === verdict,
   );
 
-function backendPath(path: string) {
-  return {
-    path,
-    pathType: 'Exact',
-    backend: { service: { name: 'alpha', port: { number: 80 } } },
-  };
+/** The SHA-256 fingerprint of the certificate a replica's HAProxy serves for `host`. */
+function servedFingerprint(replica: HAProxyReplica): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(
+      { host: replica.address, port: 8443, servername: host, rejectUnauthorized: false },
+      () => {
+        resolve(socket.getPeerCertificate().fingerprint256);
+        socket.destroy();
+      },
+    );
+    socket.on('error', reject);
+  });
 }
 
 beforeAll(async () => {
@@ -225,10 +237,17 @@ beforeAll(async () => {
 
   await site.addBackend('alpha');
   await site.tlsSecret('shop-tls', host);
+  servingCertificates = await Promise.all(
+    ['a', 'b'].map(() => selfSignedCertificate(host, { parent: site.dir })),
+  );
   await site.apply(
-    site.ingress('shop', [{ host, http: { paths: [backendPath('/'), backendPath('/tick-0')] } }], {
-      tls: [{ hosts: [host], secretName: 'shop-tls' }],
-    }),
+    site.ingress(
+      'shop',
+      [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend }] } }],
+      {
+        tls: [{ hosts: [host], secretName: 'shop-tls' }],
+      },
+    ),
   );
   await eventually(
     'served on both replicas',
@@ -295,7 +314,7 @@ describe("the guide's CA rotation on the node, under load", () => {
 
   it('never fails an apply or a request, and refuses the old identity after revocation', async () => {
     const kc = adminKubeConfig();
-    const networking = kc.makeApiClient(NetworkingV1Api);
+    const core = kc.makeApiClient(CoreV1Api);
     const custom = kc.makeApiClient(CustomObjectsApi);
     const [first] = site.replicas;
     if (first === undefined) throw new Error('no replica');
@@ -323,11 +342,11 @@ describe("the guide's CA rotation on the node, under load", () => {
     const started = Date.now();
     const at0 = await metrics();
 
-    // Every 200 ms: a new path for the controllers to deliver, and both replicas asked over
-    // HTTP and HTTPS for the path that never changes.
+    // Every 200 ms: the other certificate for the controllers to deliver, and both replicas
+    // asked over HTTP and HTTPS.
     interface Tick {
       readonly at: number;
-      readonly path: string;
+      readonly certificate: number;
       readonly patchError: string | undefined;
       readonly answers: readonly string[];
       readonly ready: string;
@@ -342,13 +361,18 @@ describe("the guide's CA rotation on the node, under load", () => {
         (error: unknown) => `0 ${String(error)}`,
       );
     const tick = async (n: number, at: number): Promise<void> => {
-      const path = `/tick-${String(n)}`;
+      const certificate = n % 2;
+      const pair = servingCertificates[certificate];
+      if (pair === undefined) throw new Error('no serving certificate');
       const [patchError, answers, ready] = await Promise.all([
-        networking
-          .patchNamespacedIngress({
-            name: 'shop',
+        core
+          .patchNamespacedSecret({
+            name: 'shop-tls',
             namespace: site.namespace,
-            body: [{ op: 'replace', path: '/spec/rules/0/http/paths/1/path', value: path }],
+            body: [
+              { op: 'replace', path: '/data/tls.crt', value: b64(pair.cert) },
+              { op: 'replace', path: '/data/tls.key', value: b64(pair.key) },
+            ],
           })
           .then(
             () => undefined,
@@ -359,10 +383,9 @@ describe("the guide's CA rotation on the node, under load", () => {
         ),
         readyCondition(custom).catch((error: unknown) => `unreadable ${String(error)}`),
       ]);
-      ticks.push({ at, path, patchError, answers, ready, ms: Date.now() - at });
+      ticks.push({ at, certificate, patchError, answers, ready, ms: Date.now() - at });
     };
-    // A tick starts every 200 ms whether or not the previous one finished (a write goes
-    // through the Ingress webhook's render and check, which on a busy machine takes longer).
+    // A tick starts every 200 ms whether or not the previous one finished.
     const load = (async () => {
       const pending: Promise<void>[] = [];
       const first = Date.now();
@@ -439,10 +462,13 @@ describe("the guide's CA rotation on the node, under load", () => {
       await load;
       const ended = Date.now();
       // Writes overlap, so the last one the API server took is the one to see served.
-      const lastPath = (
-        await networking.readNamespacedIngress({ name: 'shop', namespace: site.namespace })
-      ).spec?.rules?.[0]?.http?.paths[1]?.path;
-      if (lastPath === undefined) throw new Error('the Ingress lost its second path');
+      const last = (
+        await core.readNamespacedSecret({ name: 'shop-tls', namespace: site.namespace })
+      ).data?.['tls.crt'];
+      if (last === undefined) throw new Error('the TLS Secret lost its certificate');
+      const lastFingerprint = certificateFingerprint(
+        decodeCertificateChain(Buffer.from(last, 'base64'))[0],
+      );
 
       // Not one failed delivery or reconcile, by either controller, from the first tick on.
       const failures = failedDeliveries(at0, atEnd);
@@ -472,11 +498,11 @@ describe("the guide's CA rotation on the node, under load", () => {
       // One tick every 200 ms all along the rotation.
       expect(during.length).toBeGreaterThanOrEqual(Math.floor((revoked - rotationStarted) / 200));
 
-      // The last path the load wrote is delivered to both replicas.
+      // The last certificate the load wrote is served by both replicas.
       await eventually(
-        'the last path served',
-        () => site.everywhere(host, lastPath),
-        (answers) => answers.every((answer) => answer === `200 alpha ${lastPath}`),
+        'the last certificate served',
+        () => Promise.all(site.replicas.map(servedFingerprint)),
+        (served) => served.every((fingerprint) => fingerprint === lastFingerprint),
       );
 
       // After revocation: the old identity is refused on its kept-alive connection...
