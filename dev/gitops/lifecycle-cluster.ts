@@ -24,12 +24,32 @@ export interface LifecycleCluster {
   stop(): Promise<void>;
 }
 
-/** Removes the release and the suite's namespaces (a shared node outlives the run). */
+/**
+ * Removes the release and the suite's namespaces (a shared node outlives the run). The Flux
+ * objects lose their finalizers first: their controllers may be stopped already; helm
+ * uninstall removes the release itself.
+ */
 export async function removeSuiteObjects(cli: ClusterCli): Promise<void> {
-  await cli.kubectlTry([
-    ...['delete', 'helmreleases.helm.toolkit.fluxcd.io', releaseName, '-n', fluxNamespace],
-    ...['--ignore-not-found', '--timeout=3m'],
-  ]);
+  for (const kind of [
+    'helmreleases.helm.toolkit.fluxcd.io',
+    'ocirepositories.source.toolkit.fluxcd.io',
+  ]) {
+    const found = await cli.kubectlTry([
+      'get',
+      kind,
+      releaseName,
+      '-n',
+      fluxNamespace,
+      '-o',
+      'name',
+    ]);
+    if (found.code !== 0) continue;
+    await cli.kubectl([
+      ...['patch', kind, releaseName, '-n', fluxNamespace, '--type=merge'],
+      ...['-p', '{"metadata":{"finalizers":null}}'],
+    ]);
+    await cli.kubectl(['delete', kind, releaseName, '-n', fluxNamespace, '--ignore-not-found']);
+  }
   await cli.helm([
     'uninstall',
     releaseName,
@@ -38,7 +58,7 @@ export async function removeSuiteObjects(cli: ClusterCli): Promise<void> {
     '--ignore-not-found',
     '--wait',
   ]);
-  await cli.kubectlTry([
+  await cli.kubectl([
     ...['delete', 'namespace', releaseNamespace, applicationNamespace, fluxNamespace],
     ...['--ignore-not-found', '--timeout=3m'],
   ]);

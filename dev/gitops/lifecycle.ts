@@ -90,6 +90,17 @@ async function toolVersions(cli: ClusterCli, provider: GitOpsProvider) {
 
 const stops: (() => Promise<unknown>)[] = [];
 let passed = false;
+/** Stops what the run started, newest first, once. */
+async function stopAll(): Promise<void> {
+  for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+  rmSync(work, { recursive: true, force: true });
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    process.stderr.write(`${signal}: stopping everything the suite started…\n`);
+    void stopAll().then(() => process.exit(1));
+  });
+}
 try {
   const cluster = await lifecycleCluster(work);
   stops.push(() => cluster.stop());
@@ -181,7 +192,6 @@ try {
     `lifecycle suite could not run: ${error instanceof Error ? error.message : String(error)}\n`,
   );
 } finally {
-  for (const stop of stops.reverse()) await stop().catch(() => undefined);
-  rmSync(work, { recursive: true, force: true });
+  await stopAll();
 }
 process.exit(passed ? 0 : 1);

@@ -4,7 +4,7 @@
  * default frontend certificate made with openssl, and the release values exactly as the
  * guide's jq writes them (plus the image repository of the suite's registry).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ClusterCli } from './cluster-cli.ts';
@@ -30,15 +30,22 @@ async function issueCertificate(dir: string, name: string, caName: string): Prom
   await execa('openssl', [
     ...['req', ...ec, '-keyout', file('tls.key'), '-out', file('tls.csr'), '-subj', `/CN=${name}`],
   ]);
-  await execa(
-    'openssl',
-    [
-      ...['x509', '-req', '-in', file('tls.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key')],
-      ...['-CAcreateserial', '-days', '7', '-out', file('tls.crt')],
-      ...['-extfile', '/dev/stdin'],
-    ],
-    { input: `subjectAltName=DNS:${name}\nextendedKeyUsage=serverAuth\n` },
+  writeFileSync(
+    file('extensions.cnf'),
+    `subjectAltName=DNS:${name}\nextendedKeyUsage=serverAuth\n`,
   );
+  await execa('openssl', [
+    ...['x509', '-req', '-in', file('tls.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key')],
+    ...[
+      '-CAcreateserial',
+      '-days',
+      '7',
+      '-out',
+      file('tls.crt'),
+      '-extfile',
+      file('extensions.cnf'),
+    ],
+  ]);
 }
 
 /** Creates what the guide's steps 1–3 create; returns the release values (haptic-values.json). */
