@@ -38,6 +38,11 @@ export type PipelineOutcome =
       readonly field: string;
       readonly message: string;
       readonly model?: ModelResult;
+      /**
+       * Stage `check` only: `haproxy -c` could not run (the sandbox did not answer in time,
+       * or no time was left), so nothing is known about the configuration.
+       */
+      readonly unchecked?: true;
     };
 
 type PipelineFailure = Extract<PipelineOutcome, { ok: false }>;
@@ -196,13 +201,23 @@ export class ConfigPipeline {
           checkMs,
         };
       }
-      first ??= {
-        ok: false,
-        stage: 'check',
-        field: 'spec.haproxyConfig.template',
-        message: `haproxy -c rejects the rendered configuration: ${check.message}`,
-        model: rendered.model,
-      };
+      first ??=
+        check.failure === 'rejected'
+          ? {
+              ok: false,
+              stage: 'check',
+              field: 'spec.haproxyConfig.template',
+              message: `haproxy -c rejects the rendered configuration: ${check.message}`,
+              model: rendered.model,
+            }
+          : {
+              ok: false,
+              stage: 'check',
+              field: 'spec.haproxyConfig.template',
+              message: `haproxy -c could not check the rendered configuration: ${check.message}`,
+              model: rendered.model,
+              unchecked: true,
+            };
       if (check.failure !== 'rejected' || round >= rounds) return first;
       const verdict = checkFailureCulprits({
         locations: checkFailureLocations(check.message),

@@ -107,3 +107,44 @@ describe('a routing review under a hostile template', () => {
     expect(second.ms).toBeLessThan(defaultDeadlineMs);
   });
 });
+
+describe('a routing review whose haproxy -c cannot run', () => {
+  it('is allowed with a RenderUnchecked warning, not denied as a rejection', async () => {
+    const plain = {
+      ...hostile,
+      metadata: { ...hostile.metadata, uid: 'plain' },
+      spec: { haproxyConfig: { template: 'global\n  maxconn 100\n' } },
+    };
+    const reviewer = createRoutingReviewer({
+      watch: {
+        snapshot: () => ({
+          ingresses: [],
+          services: new Map(),
+          endpointSlices: new Map(),
+          secrets: new Map(),
+          fqdnNames: new Map(),
+        }),
+        templateConfig: () => plain,
+        ourClassIsDefault: () => false,
+      },
+      pipeline,
+      ingressClass: 'haptic',
+      namespace: 'haptic',
+      templateConfigName: 'haptic',
+    });
+    const report = await reviewer.reviewIngress(ingress, 'app');
+    expect(report).toEqual({
+      allowed: true,
+      findings: [
+        {
+          code: validationCodes.RenderUnchecked,
+          severity: 'warning',
+          path: 'spec.haproxyConfig.template',
+          message: expect.stringMatching(
+            /^With Ingress app\/web: not checked at admission, haproxy -c could not check the rendered configuration: The check sandbox at \/nonexistent\/check\.sock cannot be reached .* The controller checks it before delivery\.$/,
+          ) as unknown,
+        },
+      ],
+    });
+  });
+});

@@ -11,8 +11,9 @@
  *
  * A review's deadline starts when it arrives, before it waits for a slot: rendering and
  * checking stop {@link answerMarginMs} before the webhook's own deadline, so a template that
- * runs too long, or a queue that is too long, is answered with a denial naming the cause
- * rather than the webhook's bare time-out.
+ * runs too long is answered with a denial naming the cause rather than the webhook's bare
+ * time-out. A check that cannot run in time (a long queue, a slow or restarting sandbox) is
+ * allowed with a RenderUnchecked warning: the controller checks again before delivery.
  */
 import { availableParallelism } from 'node:os';
 import { type Finding, type ValidationReport, validationCodes } from '../validation/index.ts';
@@ -62,6 +63,21 @@ function verdict(outcome: PipelineOutcome, subject: string): ValidationReport {
         `${subject}: ${outcome.message}`,
       );
     case 'check':
+      // Not checked is not rejected: an overloaded or restarting sandbox must not block a
+      // valid write. The controller checks before it delivers and leaves out what HAProxy
+      // rejects; the writer is told the check did not run.
+      if (outcome.unchecked === true) {
+        return {
+          allowed: true,
+          findings: [
+            warning(
+              validationCodes.RenderUnchecked,
+              outcome.field,
+              `${subject}: not checked at admission, ${outcome.message} The controller checks it before delivery.`,
+            ),
+          ],
+        };
+      }
       return deny(
         validationCodes.RenderedConfigRejected,
         outcome.field,
