@@ -3,7 +3,7 @@
  * set now must lie ahead and at most 24 hours away; a stored one that has passed no longer
  * grants trust and should be removed.
  */
-import { formatUtcTimestamp } from '../certs/utc-timestamp.ts';
+import { formatUtcTimestamp } from '../secrets/utc-timestamp.ts';
 import { validationCodes } from './codes.ts';
 import { type Check, type Finding, error, everyFinding, secretPath, warning } from './finding.ts';
 

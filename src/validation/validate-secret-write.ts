@@ -4,7 +4,7 @@
  * to live Secrets, plus the transition rules only a write has (provider markers, CA lineage,
  * a newly set deadline).
  */
-import type { IdentityRole } from '../certs/renewal-input.ts';
+import type { IdentityRole } from '../secrets/material.ts';
 import { validationCodes } from './codes.ts';
 import { type Finding, type ValidationReport, report, secretPath, warning } from './finding.ts';
 import { checkIdentity } from './identity-rules.ts';
@@ -16,8 +16,8 @@ import {
 } from './issuer-rules.ts';
 import { providerTakeoverOnWrite } from './provider-rules.ts';
 import { type SecretObject, secretLabel } from './secret-data.ts';
-import { SecretDecoder } from './secret-decoder.ts';
-import type { CertificateProvider } from './secret-provider.ts';
+import { SecretDecoder } from '../secrets/secret-decoder.ts';
+import type { CertificateProvider } from '../secrets/provider-markers.ts';
 import { checkTrust } from './trust-rules.ts';
 
 /** The release's agent identities, as the webhook is configured (flags of `haptic webhook`). */
@@ -87,7 +87,7 @@ function decodeIssuer(
   const name = `Secret ${secretLabel(secret)}`;
   return config.provider === 'default'
     ? viewDefaultIssuer(decoder.issuer(secret.data, name))
-    : viewKeyPairIssuer(decoder.keyPair(secret.data, secretLabel(secret)));
+    : viewKeyPairIssuer(decoder.keyPair(secret.data, name));
 }
 
 function materialFindings(

@@ -7,7 +7,6 @@ import {
   type EmbeddedChart,
   type Finding,
   type ReleaseIo,
-  type SecretDecoder,
   type SecretObject,
   type ValidationReport,
   secretLabel,
@@ -15,7 +14,8 @@ import {
   validateSecretWrite,
   validationCodes,
 } from '../validation/index.ts';
-import { decodeBase64 } from '../validation/secret-data.ts';
+import type { SecretDecoder } from '../secrets/secret-decoder.ts';
+import { readableBytes } from '../secrets/secret-fields.ts';
 import { parseValues } from '../validation/parse-values.ts';
 
 export interface AdmissionValidator {
@@ -68,8 +68,7 @@ function single(finding: Finding): ValidationReport {
 export function valuesSecretValidator(options: ReleaseValidatorOptions): AdmissionValidator {
   const validate = async (next: SecretObject): Promise<ValidationReport> => {
     const source = `${valuesKey} of Secret ${secretLabel(next)}`;
-    const raw = next.data[valuesKey];
-    const bytes = typeof raw === 'string' ? decodeBase64(raw) : raw;
+    const bytes = readableBytes(next.data, valuesKey);
     if (bytes === undefined) {
       return single({
         code: validationCodes.ValuesUnparsable,

@@ -7,10 +7,10 @@ import {
   type AgentIdentityConfig,
   type EmbeddedChart,
   type ReleaseIo,
-  SecretDecoder,
   preRolloutNames,
   secretWriteRole,
 } from '../validation/index.ts';
+import { SecretDecoder } from '../secrets/secret-decoder.ts';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
 import { createWebhookApp } from './app.ts';
 import { type ReviewEvent, type SecretRoutes, reviewAdmission } from './dispatch.ts';
