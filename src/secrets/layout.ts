@@ -33,5 +33,8 @@ export const issuerSecretKeys = {
   crossSignedCa: 'cross-signed-ca.crt',
 } as const;
 
+/** The furthest previous-ca-until may lie ahead: previous trust must end soon. @default 24 hours */
+export const maxPreviousTrustAheadMs = 24 * 3_600_000;
+
 /** The size limit of a Kubernetes Secret: no value (or mounted file) of one can be larger. */
 export const maxSecretBytes = 1024 * 1024;

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { type x509, keyMatchesCertificate } from '../pki/index.ts';
 import type { Problem } from '../problem.ts';
 import { decodeIdentity } from '../secrets/identity-secret.ts';
-import { identitySecretKeys } from '../secrets/layout.ts';
+import { identitySecretKeys, maxPreviousTrustAheadMs } from '../secrets/layout.ts';
 import type { PreviousTrust } from '../secrets/material.ts';
 import { type SecretReason, secretReasons } from '../secrets/reasons.ts';
 import { type DataPlace, inDirectory } from '../secrets/secret-fields.ts';
@@ -26,9 +26,6 @@ export const tlsFileNames = [
   identitySecretKeys.previousTrust,
   identitySecretKeys.previousTrustUntil,
 ] as const;
-
-/** How far ahead `previous-ca-until` may lie. @default 24 hours */
-export const maxPreviousTrustAheadMs = 24 * 3_600_000;
 
 export interface TlsMaterial {
   /** SHA-256 over every file's name and bytes: equal bytes, equal digest. */

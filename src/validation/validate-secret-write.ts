@@ -40,6 +40,8 @@ export type SecretWriteRole = IdentityRole | 'issuer';
 export type SecretWriteOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
 export interface SecretWriteRequest {
+  /** Which of the release's Secrets is written (see `secretWriteRole`). */
+  readonly role: SecretWriteRole;
   readonly operation: SecretWriteOperation;
   /** The Secret before the write (UPDATE, DELETE). */
   readonly old: SecretObject | undefined;
@@ -91,12 +93,11 @@ function decodeIssuer(
 }
 
 function materialFindings(
-  role: SecretWriteRole,
   request: SecretWriteRequest,
   next: SecretObject,
   decoder: SecretDecoder,
 ): Finding[] {
-  const { old, config, now } = request;
+  const { role, old, config, now } = request;
   const label = secretLabel(next);
   if (role === 'issuer') {
     const before = old === undefined ? undefined : decodeIssuer(decoder, config, old);
@@ -126,16 +127,14 @@ function materialFindings(
   return [...transitions, ...material];
 }
 
-/** Validates one write to an identity or issuer Secret of the release. */
+/** Validates one write to the identity or issuer Secret of the release that `request.role` names. */
 export function validateSecretWrite(
   request: SecretWriteRequest,
   decoder: SecretDecoder = new SecretDecoder(),
 ): ValidationReport {
-  const { operation, old, next, config } = request;
+  const { role, operation, old, next, config } = request;
   const subject = next ?? old;
   if (subject === undefined) return report([]);
-  const role = secretWriteRole(config, subject.namespace, subject.name);
-  if (role === undefined) return report([]);
   if (operation === 'DELETE' || next === undefined)
     return report([deletion(role, subject, config)]);
   const takeover = providerTakeoverOnWrite({
@@ -147,6 +146,6 @@ export function validateSecretWrite(
   });
   return report([
     ...(takeover === undefined ? [] : [takeover]),
-    ...materialFindings(role, request, next, decoder),
+    ...materialFindings(request, next, decoder),
   ]);
 }
