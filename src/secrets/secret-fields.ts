@@ -107,12 +107,12 @@ export class SecretFields {
   }
 
   /** True when `key` is in the data (even empty). */
-  has(key: string): boolean {
+  #has(key: string): boolean {
     return this.#data[key] !== undefined;
   }
 
   /** The decoded bytes of `key`, or undefined when absent. */
-  bytes(key: string): Uint8Array | undefined {
+  #bytes(key: string): Uint8Array | undefined {
     const value = this.#data[key];
     if (value === undefined) return undefined;
     const name = this.#place.keyName(key);
@@ -136,7 +136,7 @@ export class SecretFields {
 
   /** The bytes of `key`, which must be present and not empty. */
   required(key: string): Uint8Array {
-    const bytes = this.bytes(key);
+    const bytes = this.#bytes(key);
     if (bytes === undefined || bytes.byteLength === 0) {
       this.fail(key, secretReasons.KeyMissing, this.#place.missing(key));
     }
@@ -197,10 +197,10 @@ export class SecretFields {
 
   /** True when all `keys` are present, false when none is; some without the others is a problem. */
   together(keys: readonly string[]): boolean {
-    const present = keys.filter((key) => this.has(key));
+    const present = keys.filter((key) => this.#has(key));
     const [first] = present;
     if (first !== undefined && present.length < keys.length) {
-      const missing = keys.filter((key) => !this.has(key));
+      const missing = keys.filter((key) => !this.#has(key));
       this.fail(first, secretReasons.KeysIncomplete, this.#place.incomplete(present, missing));
     }
     return first !== undefined;
