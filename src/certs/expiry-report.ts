@@ -4,8 +4,9 @@
  * is looked at; private keys are never decoded. Pure: `now` comes in, decoding problems are
  * entries, never exceptions.
  */
-import { describeError } from '../errors.ts';
-import { type x509, decodeCertificateChain } from '../pki/index.ts';
+import type { x509 } from '../pki/index.ts';
+import { decodeSecretCertificates } from '../secrets/key-pair-secret.ts';
+import { inSecret } from '../secrets/secret-fields.ts';
 import { formatDuration } from './duration-text.ts';
 
 /** The Secret keys the check reads: the identity certificate and its trust. */
@@ -60,23 +61,15 @@ export function secretExpiry(
   if (data === undefined) {
     return checkedKeys.map((key) => unreadable(secret, key, `Secret ${secret} does not exist`));
   }
+  const place = inSecret(secret, { missing: (key) => `Secret ${secret} has no ${key}` });
   return checkedKeys.flatMap((key) => {
-    const value = data[key];
-    if (value === undefined || value === '') {
-      return [unreadable(secret, key, `Secret ${secret} has no ${key}`)];
-    }
-    try {
-      const certificates = decodeCertificateChain(
-        Buffer.from(value, 'base64'),
-        `${key} of ${secret}`,
-      );
-      if (key === 'tls.crt') return [judged(secret, key, certificates[0], window)];
-      return certificates.map((certificate, index) =>
-        judged(secret, index === 0 ? key : `${key}[${index + 1}]`, certificate, window),
-      );
-    } catch (error) {
-      return [unreadable(secret, key, describeError(error))];
-    }
+    const decoded = decodeSecretCertificates(data, key, place);
+    if (decoded.state === 'unparsable') return [unreadable(secret, key, decoded.problem.message)];
+    const certificates = decoded.material;
+    if (key === 'tls.crt') return [judged(secret, key, certificates[0], window)];
+    return certificates.map((certificate, index) =>
+      judged(secret, index === 0 ? key : `${key}[${index + 1}]`, certificate, window),
+    );
   });
 }
 

@@ -18,7 +18,7 @@ import {
   violation,
 } from './policy-chain.ts';
 import { type Violation, renewalReasons } from './reasons.ts';
-import type { IdentityMaterial } from './renewal-input.ts';
+import type { IdentityMaterial } from '../secrets/material.ts';
 import { isRenewalDue, renewalTime } from './renewal-time.ts';
 
 // Identities.
@@ -43,7 +43,7 @@ export const identityUnparsable: Check<IdentityContext> = (context) =>
   context.identity.state === 'unparsable'
     ? violation(
         renewalReasons.IdentityUnparsable,
-        `${about(context)} is unreadable (${clause(context.identity.problem)}); ${reissue(context)}`,
+        `${about(context)} is unreadable (${clause(context.identity.problem.message)}); ${reissue(context)}`,
       )
     : undefined;
 

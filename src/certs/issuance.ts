@@ -9,7 +9,7 @@ import type {
   IdentityMaterial,
   IdentityRole,
   IssuerMaterial,
-} from './renewal-input.ts';
+} from '../secrets/material.ts';
 import { leafRoles } from './renewal-targets.ts';
 
 export interface IssuanceContext {

@@ -12,7 +12,8 @@ import {
   violation,
 } from './policy-chain.ts';
 import { type Violation, renewalReasons } from './reasons.ts';
-import { type IssuerMaterial, type RenewalInput, identityRoles } from './renewal-input.ts';
+import { type IssuerMaterial, identityRoles } from '../secrets/material.ts';
+import { type RenewalInput } from './renewal-input.ts';
 import { isRenewalDue, renewalTime } from './renewal-time.ts';
 
 // Refusals.
@@ -29,7 +30,7 @@ export const issuerUnparsable: Check<PolicyContext> = ({ input }) =>
   input.issuer.state === 'unparsable'
     ? violation(
         renewalReasons.IssuerUnparsable,
-        `The issuer Secret ${input.secretNames.issuer} is corrupt: ${input.issuer.problem} ${restoreBackup}`,
+        `The issuer Secret ${input.secretNames.issuer} is corrupt: ${input.issuer.problem.message} ${restoreBackup}`,
       )
     : undefined;
 

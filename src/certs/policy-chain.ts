@@ -11,8 +11,8 @@ import type {
   IdentityRole,
   IdentityState,
   IssuerMaterial,
-  RenewalInput,
-} from './renewal-input.ts';
+} from '../secrets/material.ts';
+import type { RenewalInput } from './renewal-input.ts';
 
 export type Check<T> = (subject: T) => Violation | undefined;
 

@@ -3,6 +3,8 @@
  * found, not the action; the action follows from the chain that reported it (see
  * `renewal-policy.ts`). Logged by the renewal Job and usable as Event reasons.
  */
+import type { Problem } from '../problem.ts';
+
 export const renewalReasons = {
   // Refusals: the Job changes nothing and fails until an operator repairs the state.
 
@@ -80,7 +82,4 @@ export const renewalReasons = {
 export type RenewalReason = (typeof renewalReasons)[keyof typeof renewalReasons];
 
 /** A reason with the sentence that explains it: what was found and what happens or must happen. */
-export interface Violation {
-  readonly reason: RenewalReason;
-  readonly message: string;
-}
+export type Violation = Problem<RenewalReason>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { certificateFingerprint, isSignedBy } from '../pki/index.ts';
-import type { IdentityRole, IssuerMaterial, RenewalInput } from './renewal-input.ts';
+import type { IdentityRole, IssuerMaterial } from '../secrets/material.ts';
+import type { RenewalInput } from './renewal-input.ts';
 import { type PlannedWrite, planWrites } from './renewal-plan.ts';
 import { type RenewalAction, decideRenewal } from './renewal-policy.ts';
 

@@ -11,8 +11,8 @@ import type {
   IdentityMaterial,
   IdentityRole,
   IssuerMaterial,
-  RenewalInput,
-} from './renewal-input.ts';
+} from '../secrets/material.ts';
+import type { RenewalInput } from './renewal-input.ts';
 import {
   type IssuanceContext,
   issueFirstIssuer,

@@ -13,8 +13,8 @@ import type {
   IdentityMaterial,
   IdentityState,
   IssuerMaterial,
-  RenewalInput,
-} from './renewal-input.ts';
+} from '../secrets/material.ts';
+import type { RenewalInput } from './renewal-input.ts';
 import { type RenewalDecision, decideRenewal, trustOverlapMs } from './renewal-policy.ts';
 
 const second = 1000;
@@ -279,7 +279,14 @@ const identities: readonly Case[] = [
   {
     name: 'reissues an unparsable identity',
     input: input(year, {
-      client: { state: 'unparsable', problem: 'tls.crt of Secret x is not valid base64.' },
+      client: {
+        state: 'unparsable',
+        problem: {
+          key: 'tls.crt',
+          reason: 'NotBase64',
+          message: 'tls.crt of Secret x is not valid base64.',
+        },
+      },
     }),
     now: at(day),
     expected: {
@@ -408,7 +415,10 @@ const issuer: readonly Case[] = [
     input: input(year, {
       issuer: { state: 'absent' },
       server: { state: 'absent' },
-      client: { state: 'unparsable', problem: 'x.' },
+      client: {
+        state: 'unparsable',
+        problem: { key: 'tls.crt', reason: 'CertificateInvalid', message: 'x.' },
+      },
     }),
     now: at(day),
     expected: { action: 'refuse', reason: renewalReasons.IssuerMissing },
@@ -418,7 +428,11 @@ const issuer: readonly Case[] = [
     input: input(year, {
       issuer: {
         state: 'unparsable',
-        problem: 'tls.key of Secret haptic/haptic-agent-issuer is unusable.',
+        problem: {
+          key: 'tls.key',
+          reason: 'PrivateKeyInvalid',
+          message: 'tls.key of Secret haptic/haptic-agent-issuer is unusable.',
+        },
       },
       server: { state: 'absent' },
       client: { state: 'absent' },

@@ -29,7 +29,8 @@ import {
   type PolicyContext,
   firstViolation,
 } from './policy-chain.ts';
-import { type IdentityRole, type RenewalInput, identityRoles } from './renewal-input.ts';
+import { type IdentityRole, identityRoles } from '../secrets/material.ts';
+import { type RenewalInput } from './renewal-input.ts';
 import { renewalTime } from './renewal-time.ts';
 
 /** Validity of newly issued certificates when none is configured, in days. @default 365 */

@@ -1,8 +1,10 @@
 /** The renewal policy's input from the three Secrets as read (decoded, not judged). */
 import type { V1Secret } from '@kubernetes/client-node';
-import type { IdentityRole, RenewalInput } from './renewal-input.ts';
+import type { IdentityRole } from '../secrets/material.ts';
+import type { RenewalInput } from './renewal-input.ts';
 import type { RenewalSecretNames } from './renewal-targets.ts';
-import { decodeIdentitySecret, decodeIssuerSecret } from './secret-material.ts';
+import { decodeIdentitySecret } from '../secrets/identity-secret.ts';
+import { decodeIssuerSecret } from '../secrets/issuer-secret.ts';
 import type { SecretSnapshot } from './secret-ownership.ts';
 
 /** What a run is configured with besides the Secrets' names. */

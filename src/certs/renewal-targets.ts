@@ -3,7 +3,7 @@
  * run names them: `target` keys, Secret names, types, and the identity roles' leaf roles.
  */
 import type { LeafRole } from '../pki/index.ts';
-import type { IdentityRole } from './renewal-input.ts';
+import type { IdentityRole } from '../secrets/material.ts';
 
 /** The issuer Secret or one of the identity Secrets. */
 export type RenewalTarget = 'issuer' | IdentityRole;

@@ -9,10 +9,11 @@ import type { V1ObjectMeta, V1Secret } from '@kubernetes/client-node';
 import {
   certificateProviderLabel,
   defaultProviderLabelValue,
-} from '../validation/secret-provider.ts';
+} from '../secrets/provider-markers.ts';
 import type { PlannedWrite } from './renewal-plan.ts';
 import { type RenewalSecretNames, secretTypes } from './renewal-targets.ts';
-import { encodeIdentitySecret, encodeIssuerSecret } from './secret-material.ts';
+import { encodeIdentitySecret } from '../secrets/identity-secret.ts';
+import { encodeIssuerSecret } from '../secrets/issuer-secret.ts';
 
 function dataOf(write: PlannedWrite): Record<string, string> {
   return write.target === 'issuer'

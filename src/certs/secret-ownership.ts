@@ -10,7 +10,7 @@ import {
   describeProvider,
   providerMarkers,
   secretProvider,
-} from '../validation/secret-provider.ts';
+} from '../secrets/provider-markers.ts';
 import { type Violation, renewalReasons } from './reasons.ts';
 import {
   type RenewalSecretNames,

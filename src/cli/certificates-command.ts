@@ -2,7 +2,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../certs/duration-text.ts';
 import { defaultDeployments } from '../certs/expiry-sources.ts';
-import { parseUtcTimestamp } from '../certs/utc-timestamp.ts';
+import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
 
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 

@@ -9,6 +9,7 @@ export {
   generateKeyPair,
   keyMatchesCertificate,
   publicKeysEqual,
+  readPrivateKey,
 } from './keys.ts';
 export {
   type CertificateAuthority,
@@ -33,4 +34,4 @@ export {
   verifyChain,
 } from './chain.ts';
 export { certificateFingerprint } from './fingerprint.ts';
-export { isSignedBy } from './certificate-facts.ts';
+export { certificateFacts, isSignedBy } from './certificate-facts.ts';

@@ -25,8 +25,9 @@ export async function generateKeyPair(): Promise<CryptoKeyPair> {
 }
 
 /** Encodes a private key as PKCS#8 PEM ("BEGIN PRIVATE KEY"), the form Node's `tls` reads. */
-export function encodePrivateKey(privateKey: CryptoKey): string {
-  return KeyObject.from(privateKey).export({ type: 'pkcs8', format: 'pem' }).toString();
+export function encodePrivateKey(privateKey: CryptoKey | KeyObject): string {
+  const key = privateKey instanceof KeyObject ? privateKey : KeyObject.from(privateKey);
+  return key.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
 /** Web Crypto import parameters for a Node key, or a sentence saying why it is unsupported. */
@@ -53,13 +54,12 @@ function importAlgorithm(
 }
 
 /**
- * Decodes a PEM private key (PKCS#8, SEC1 or PKCS#1) into a Web Crypto key pair; the public
- * half is derived from the private key. Throws `PKI_KEY_INVALID` with the reason.
+ * Reads a PEM private key (PKCS#8, SEC1 or PKCS#1) of any algorithm Node knows, for callers
+ * that judge the algorithm themselves. Throws `PKI_KEY_INVALID` when it is no readable key.
  */
-export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
-  let privateKey: KeyObject;
+export function readPrivateKey(pem: string | Uint8Array): KeyObject {
   try {
-    privateKey = createPrivateKey({
+    return createPrivateKey({
       key: typeof pem === 'string' ? pem : Buffer.from(pem),
       format: 'pem',
     });
@@ -70,6 +70,14 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
       { cause: error },
     );
   }
+}
+
+/**
+ * Decodes a PEM private key (PKCS#8, SEC1 or PKCS#1) into a Web Crypto key pair; the public
+ * half is derived from the private key. Throws `PKI_KEY_INVALID` with the reason.
+ */
+export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
+  const privateKey = readPrivateKey(pem);
   const algorithm = importAlgorithm(privateKey);
   if (typeof algorithm === 'string') {
     throw new HapticError(
@@ -83,15 +91,15 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
   };
 }
 
-/** A public key in any of the forms the product holds one. */
-export type PublicKeySource = CryptoKey | x509.PublicKey | x509.X509Certificate;
+/** A public key in any of the forms the product holds one (a private key counts as its public half). */
+export type PublicKeySource = CryptoKey | KeyObject | x509.PublicKey | x509.X509Certificate;
 
 function toKeyObject(source: PublicKeySource): KeyObject {
   if (source instanceof x509.X509Certificate || source instanceof x509.PublicKey) {
     const spki = source instanceof x509.X509Certificate ? source.publicKey.rawData : source.rawData;
     return createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
   }
-  const key = KeyObject.from(source);
+  const key = source instanceof KeyObject ? source : KeyObject.from(source);
   return key.type === 'private' ? createPublicKey(key) : key;
 }
 
@@ -106,7 +114,7 @@ export function publicKeysEqual(a: PublicKeySource, b: PublicKeySource): boolean
 
 /** True when the private key belongs to the certificate's public key. */
 export function keyMatchesCertificate(
-  privateKey: CryptoKey,
+  privateKey: CryptoKey | KeyObject,
   certificate: x509.X509Certificate,
 ): boolean {
   return publicKeysEqual(privateKey, certificate);

@@ -8,9 +8,7 @@
 import { readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-
-/** Largest file accepted: the size limit of a Kubernetes Secret. */
-export const maxMountedFileBytes = 1024 * 1024;
+import { maxSecretBytes } from '../secrets/layout.ts';
 
 /** How often a read is retried when the revision changes under it. @default 5 */
 const attempts = 5;
@@ -52,10 +50,10 @@ async function readFiles(
       if (errorCode(error) === 'ENOENT') continue;
       throw error;
     }
-    if (bytes.byteLength > maxMountedFileBytes) {
+    if (bytes.byteLength > maxSecretBytes) {
       throw new HapticError(
         errorCodes.TLS_MATERIAL_INVALID,
-        `${join(dir, name)} is ${bytes.byteLength} bytes, more than the ${maxMountedFileBytes} a Secret may hold.`,
+        `${join(dir, name)} is ${bytes.byteLength} bytes, more than the ${maxSecretBytes} a Secret may hold.`,
       );
     }
     files[name] = bytes;

@@ -5,7 +5,8 @@
  * the agent's serverAuth certificate on every new connection).
  */
 import { type Purpose, type x509, verifyChain } from '../pki/index.ts';
-import { type PeerReason, type Problem, peerReasons } from './reasons.ts';
+import type { Problem } from '../problem.ts';
+import { type PeerReason, peerReasons } from './reasons.ts';
 import type { EffectiveTrust } from './tls-material.ts';
 
 export interface PeerExpectation {

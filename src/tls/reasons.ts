@@ -34,9 +34,3 @@ export const peerReasons = {
 } as const;
 
 export type PeerReason = ChainFailureReason | (typeof peerReasons)[keyof typeof peerReasons];
-
-/** A reason with the sentence that explains it and says what to do. */
-export interface Problem<R extends string = string> {
-  readonly reason: R;
-  readonly message: string;
-}

@@ -9,17 +9,14 @@
  *   deadline, which must be at most 24 hours ahead; one without the other is invalid.
  */
 import { createHash } from 'node:crypto';
-import { identitySecretKeys } from '../certs/secret-material.ts';
-import { parseUtcTimestamp } from '../certs/utc-timestamp.ts';
-import { describeError } from '../errors.ts';
-import {
-  type CryptoKey,
-  type x509,
-  decodeCertificateChain,
-  decodePrivateKey,
-  keyMatchesCertificate,
-} from '../pki/index.ts';
-import { type MaterialReason, type Problem, materialReasons } from './reasons.ts';
+import { type x509, keyMatchesCertificate } from '../pki/index.ts';
+import type { Problem } from '../problem.ts';
+import { decodeIdentity } from '../secrets/identity-secret.ts';
+import { identitySecretKeys, maxPreviousTrustAheadMs } from '../secrets/layout.ts';
+import type { PreviousTrust } from '../secrets/material.ts';
+import { type SecretReason, secretReasons } from '../secrets/reasons.ts';
+import { type DataPlace, inDirectory } from '../secrets/secret-fields.ts';
+import { type MaterialReason, materialReasons } from './reasons.ts';
 
 /** The files of a mounted identity Secret, by Secret key. */
 export const tlsFileNames = [
@@ -29,9 +26,6 @@ export const tlsFileNames = [
   identitySecretKeys.previousTrust,
   identitySecretKeys.previousTrustUntil,
 ] as const;
-
-/** How far ahead `previous-ca-until` may lie. @default 24 hours */
-export const maxPreviousTrustAheadMs = 24 * 3_600_000;
 
 export interface TlsMaterial {
   /** SHA-256 over every file's name and bytes: equal bytes, equal digest. */
@@ -44,10 +38,7 @@ export interface TlsMaterial {
   readonly privateKeyPem: string;
   /** ca.crt. */
   readonly trust: readonly x509.X509Certificate[];
-  readonly previousTrust?: {
-    readonly certificates: readonly x509.X509Certificate[];
-    readonly until: Date;
-  };
+  readonly previousTrust?: PreviousTrust;
 }
 
 export type MaterialProblem = Problem<MaterialReason>;
@@ -79,109 +70,26 @@ export function filesDigest(files: Readonly<Record<string, Uint8Array>>): string
   return `sha256:${hash.digest('hex')}`;
 }
 
-class Invalid extends Error {
-  readonly reason: MaterialReason;
-  constructor(reason: MaterialReason, message: string) {
-    super(message);
-    this.reason = reason;
-  }
+function text(bytes: Uint8Array | undefined): string {
+  return bytes === undefined
+    ? ''
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
-function text(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-}
-
-function required(
-  files: Readonly<Record<string, Uint8Array>>,
-  name: string,
-  where: string,
-): Uint8Array {
-  const bytes = files[name];
-  if (bytes === undefined || bytes.byteLength === 0) {
-    throw new Invalid(
-      materialReasons.MaterialMissing,
+/** How messages name the mounted files, and what to do when some are missing. */
+function mountedPlace(where: string): DataPlace {
+  return inDirectory(where, {
+    missing: (name) =>
       `${where} has no ${name}; project the identity Secret with tls.crt, tls.key and ca.crt.`,
-    );
-  }
-  return bytes;
+    incomplete: (present, absent) =>
+      `${where} has ${present.join(' and ')} without ${absent.join(' and ')}; set both during a CA rotation or remove both.`,
+  });
 }
 
-function certificates(
-  bytes: Uint8Array,
-  name: string,
-  where: string,
-): readonly [x509.X509Certificate, ...x509.X509Certificate[]] {
-  try {
-    return decodeCertificateChain(bytes, `${name} in ${where}`);
-  } catch (error) {
-    throw new Invalid(materialReasons.MaterialUnparsable, describeError(error));
-  }
-}
-
-function previousTrust(
-  files: Readonly<Record<string, Uint8Array>>,
-  where: string,
-): TlsMaterial['previousTrust'] {
-  const { previousTrust: caName, previousTrustUntil: untilName } = identitySecretKeys;
-  const ca = files[caName];
-  const until = files[untilName];
-  if (ca === undefined && until === undefined) return undefined;
-  if (ca === undefined || until === undefined) {
-    const [present, missing] = ca === undefined ? [untilName, caName] : [caName, untilName];
-    throw new Invalid(
-      materialReasons.PreviousTrustIncomplete,
-      `${where} has ${present} without ${missing}; set both during a CA rotation or remove both.`,
-    );
-  }
-  const deadline = parseUtcTimestamp(text(until).trim());
-  if (deadline === undefined) {
-    throw new Invalid(
-      materialReasons.MaterialUnparsable,
-      `${untilName} in ${where} is not an RFC 3339 UTC timestamp such as 2030-03-01T12:00:00Z.`,
-    );
-  }
-  return { certificates: certificates(ca, caName, where), until: deadline };
-}
-
-function privateKeyOf(bytes: Uint8Array, name: string, where: string): CryptoKey {
-  try {
-    return decodePrivateKey(bytes).privateKey;
-  } catch (error) {
-    throw new Invalid(
-      materialReasons.MaterialUnparsable,
-      `${name} in ${where} is unusable: ${describeError(error)}`,
-    );
-  }
-}
-
-function decode(
-  files: Readonly<Record<string, Uint8Array>>,
-  where: string,
-  digest: string,
-): TlsMaterial {
-  const { certificate, privateKey, trust } = identitySecretKeys;
-  const certificateBytes = required(files, certificate, where);
-  const keyBytes = required(files, privateKey, where);
-  const trustBytes = required(files, trust, where);
-  const chain = certificates(certificateBytes, certificate, where);
-  const key = privateKeyOf(keyBytes, privateKey, where);
-  if (!keyMatchesCertificate(key, chain[0])) {
-    throw new Invalid(
-      materialReasons.KeyMismatch,
-      `${privateKey} in ${where} does not belong to the certificate ${chain[0].subject} in ${certificate}; ` +
-        'update tls.crt and tls.key together.',
-    );
-  }
-  const previous = previousTrust(files, where);
-  const material: TlsMaterial = {
-    digest,
-    chain,
-    certificatePem: text(certificateBytes),
-    privateKeyPem: text(keyBytes),
-    trust: certificates(trustBytes, trust, where),
-  };
-  return previous === undefined ? material : { ...material, previousTrust: previous };
-}
+const problemReasons: Partial<Record<SecretReason, MaterialReason>> = {
+  [secretReasons.KeyMissing]: materialReasons.MaterialMissing,
+  [secretReasons.KeysIncomplete]: materialReasons.PreviousTrustIncomplete,
+};
 
 /**
  * Decodes one revision of the files. `where` names the directory in messages, for example
@@ -192,19 +100,39 @@ export function decodeTlsMaterial(
   where: string,
 ): MaterialDecoding {
   const digest = filesDigest(files);
-  try {
-    return { ok: true, material: decode(files, where, digest) };
-  } catch (error) {
-    if (error instanceof Invalid) {
-      return { ok: false, digest, reason: error.reason, message: error.message };
-    }
+  const decoded = decodeIdentity(files, mountedPlace(where));
+  if (decoded.state === 'unparsable') {
+    const { reason, message } = decoded.problem;
     return {
       ok: false,
       digest,
-      reason: materialReasons.MaterialUnparsable,
-      message: `${where} cannot be decoded: ${describeError(error)}`,
+      reason: problemReasons[reason] ?? materialReasons.MaterialUnparsable,
+      message,
     };
   }
+  const { chain, privateKey, trust, previousTrust } = decoded.material;
+  const { certificate, privateKey: keyName } = identitySecretKeys;
+  if (!keyMatchesCertificate(privateKey, chain[0])) {
+    return {
+      ok: false,
+      digest,
+      reason: materialReasons.KeyMismatch,
+      message:
+        `${keyName} in ${where} does not belong to the certificate ${chain[0].subject} in ${certificate}; ` +
+        'update tls.crt and tls.key together.',
+    };
+  }
+  const material: TlsMaterial = {
+    digest,
+    chain,
+    certificatePem: text(files[certificate]),
+    privateKeyPem: text(files[keyName]),
+    trust,
+  };
+  return {
+    ok: true,
+    material: previousTrust === undefined ? material : { ...material, previousTrust },
+  };
 }
 
 /**

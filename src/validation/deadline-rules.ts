@@ -3,12 +3,10 @@
  * set now must lie ahead and at most 24 hours away; a stored one that has passed no longer
  * grants trust and should be removed.
  */
-import { formatUtcTimestamp } from '../certs/utc-timestamp.ts';
+import { maxPreviousTrustAheadMs } from '../secrets/layout.ts';
+import { formatUtcTimestamp } from '../secrets/utc-timestamp.ts';
 import { validationCodes } from './codes.ts';
 import { type Check, type Finding, error, everyFinding, secretPath, warning } from './finding.ts';
-
-/** The furthest a previous-ca-until may be ahead of now. @default 24 hours */
-export const maxPreviousTrustAheadMs = 24 * 3_600_000;
 
 export interface DeadlineSubject {
   readonly name: string;

@@ -7,7 +7,7 @@ import {
   now,
   hourMs,
 } from '../../test/unit/validation/material.ts';
-import { decodeIdentitySecret } from '../certs/secret-material.ts';
+import { decodeIdentitySecret } from '../secrets/identity-secret.ts';
 import { checkIdentity } from './identity-rules.ts';
 
 const ca = await makeCa();

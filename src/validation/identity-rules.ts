@@ -3,7 +3,7 @@
  * certificate, the role's extended key usage and DNS SAN, a chain to ca.crt (or to
  * previous-ca.crt while its deadline is ahead), valid now. The first problem is reported.
  */
-import type { IdentityRole, IdentityState } from '../certs/renewal-input.ts';
+import type { IdentityRole, IdentityState } from '../secrets/material.ts';
 import { type ChainFailureReason, chainFailureReasons, verifyChain } from '../pki/index.ts';
 import { keyBelongsTo } from './certificate-memo.ts';
 import { type ValidationCode, validationCodes } from './codes.ts';
@@ -25,32 +25,12 @@ export const roleNames = { server: 'agent', client: 'controller' } as const;
 
 const purposes = { server: 'serverAuth', client: 'clientAuth' } as const;
 
-const secretKeys = [
-  'tls.crt',
-  'tls.key',
-  'ca.crt',
-  'previous-ca.crt',
-  'previous-ca-until',
-  'generation',
-  'cross-signed-ca.crt',
-];
-
-/** The Secret key a decoding problem is about, for the finding's path. */
-export function keyOfProblem(problem: string): string | undefined {
-  let first: { key: string; at: number } | undefined;
-  for (const key of secretKeys) {
-    const at = problem.indexOf(key);
-    if (at >= 0 && (first === undefined || at < first.at)) first = { key, at };
-  }
-  return first?.key;
-}
-
 export const identityUnparsable: Check<IdentitySubject> = ({ name, role, state }) =>
   state.state === 'unparsable'
     ? error(
         validationCodes.SecretUnparsable,
-        secretPath(name, keyOfProblem(state.problem)),
-        `${state.problem} The ${roleNames[role]} identity needs tls.crt (leaf, then intermediates), tls.key and ca.crt, all PEM.`,
+        secretPath(name, state.problem.key),
+        `${state.problem.message} The ${roleNames[role]} identity needs tls.crt (leaf, then intermediates), tls.key and ca.crt, all PEM.`,
       )
     : undefined;
 

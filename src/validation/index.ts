@@ -16,17 +16,6 @@ export { preRolloutNames } from './chart-names.ts';
 export { readReleaseValues } from './release-values.ts';
 export type { RenderedObjectView } from './render-rules.ts';
 export { type SecretObject, readSecretObject, secretLabel } from './secret-data.ts';
-export { SecretDecoder } from './secret-decoder.ts';
-export {
-  type CertificateProvider,
-  type SecretProvider,
-  certManagerOwnerAnnotations,
-  certificateProviderLabel,
-  defaultProviderLabelValue,
-  describeProvider,
-  providerMarkers,
-  secretProvider,
-} from './secret-provider.ts';
 export {
   type EmbeddedChart,
   type LiveReads,

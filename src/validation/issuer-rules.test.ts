@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { b64, keyPairData, makeCa, now, pem } from '../../test/unit/validation/material.ts';
-import { decodeIssuerSecret } from '../certs/secret-material.ts';
+import { decodeIssuerSecret } from '../secrets/issuer-secret.ts';
 import { crossSignCa } from '../pki/index.ts';
 import { type DecodedIssuer, checkIssuer, viewDefaultIssuer } from './issuer-rules.ts';
-import { decodeKeyPair } from './secret-data.ts';
+import { decodeKeyPair } from '../secrets/key-pair-secret.ts';
 import { viewKeyPairIssuer } from './issuer-rules.ts';
 
 const ca = await makeCa('ca-1');

@@ -4,14 +4,14 @@
  * replaced only within its lineage, and the rotation deadline rules. The renewal Job, which
  * writes this Secret routinely, is exempt from the webhook; these rules guard everyone else.
  */
-import type { IssuerState } from '../certs/renewal-input.ts';
 import { publicKeysEqual, x509 } from '../pki/index.ts';
+import { issuerSecretKeys } from '../secrets/layout.ts';
+import type { Decoded, IssuerState, KeyPairMaterial } from '../secrets/material.ts';
+import { type SecretProblem, secretReasons } from '../secrets/reasons.ts';
 import { fingerprintOf, keyBelongsTo } from './certificate-memo.ts';
 import { validationCodes } from './codes.ts';
 import { checkDeadline } from './deadline-rules.ts';
 import { type Finding, error, secretPath } from './finding.ts';
-import { keyOfProblem } from './identity-rules.ts';
-import type { KeyPairMaterial } from './secret-data.ts';
 
 /** An issuer Secret reduced to what the rules compare. */
 export interface IssuerView {
@@ -22,12 +22,17 @@ export interface IssuerView {
   readonly until?: Date;
 }
 
-export type DecodedIssuer = IssuerView | { readonly problem: string };
+export type DecodedIssuer = IssuerView | { readonly problem: SecretProblem };
 
 /** The default provider's decoded issuer Secret as a view (absent is not an input here). */
 export function viewDefaultIssuer(state: IssuerState): DecodedIssuer {
   if (state.state === 'unparsable') return { problem: state.problem };
-  if (state.state === 'absent') return { problem: 'The issuer Secret is empty.' };
+  if (state.state === 'absent') {
+    const key = issuerSecretKeys.certificate;
+    return {
+      problem: { key, reason: secretReasons.KeyMissing, message: 'The issuer Secret is empty.' },
+    };
+  }
   const { certificate, privateKey, rotation } = state.material;
   return rotation === undefined
     ? { certificate, privateKey }
@@ -35,10 +40,10 @@ export function viewDefaultIssuer(state: IssuerState): DecodedIssuer {
 }
 
 /** cert-manager's CA Secret (tls.crt, tls.key) as a view. */
-export function viewKeyPairIssuer(material: KeyPairMaterial | string): DecodedIssuer {
-  return typeof material === 'string'
-    ? { problem: material }
-    : { certificate: material.chain[0], privateKey: material.privateKey };
+export function viewKeyPairIssuer(decoded: Decoded<KeyPairMaterial>): DecodedIssuer {
+  if (decoded.state === 'unparsable') return { problem: decoded.problem };
+  const { chain, privateKey } = decoded.material;
+  return { certificate: chain[0], privateKey };
 }
 
 export interface IssuerSubject {
@@ -62,8 +67,8 @@ function materialFinding({ name, label, next }: IssuerSubject): Finding | undefi
   if (!isView(next)) {
     return error(
       validationCodes.SecretUnparsable,
-      secretPath(name, keyOfProblem(next.problem)),
-      `${next.problem} Restore the issuer Secret from its backup.`,
+      secretPath(name, next.problem.key),
+      `${next.problem.message} Restore the issuer Secret from its backup.`,
     );
   }
   if (!keyBelongsTo(next.privateKey, next.certificate)) {

@@ -18,7 +18,7 @@ import { type LiveState, checkLiveState } from './live-rules.ts';
 import { planRelease } from './release-plan.ts';
 import { readReleaseValues } from './release-values.ts';
 import type { SecretObject } from './secret-data.ts';
-import { SecretDecoder } from './secret-decoder.ts';
+import { SecretDecoder } from '../secrets/secret-decoder.ts';
 import { coalesceValues } from './values-merge.ts';
 
 const defaults = chartDefaults();

@@ -11,14 +11,12 @@ import { type IdentitySubject, checkIdentity, roleNames } from './identity-rules
 import { type PlannedSecret, type ReleasePlan, plannedSecret } from './release-plan.ts';
 import type { ReleaseValues } from './release-values.ts';
 import { providerTakeoverByRelease } from './provider-rules.ts';
-import {
-  type KeyPairMaterial,
-  type SecretObject,
-  decodeBase64,
-  decodeCertificateBundle,
-  secretLabel,
-} from './secret-data.ts';
-import type { SecretDecoder } from './secret-decoder.ts';
+import { identitySecretKeys } from '../secrets/layout.ts';
+import type { KeyPairMaterial } from '../secrets/material.ts';
+import { type SecretObject, secretLabel } from './secret-data.ts';
+import { decodeCertificateBundle, decodeSecretCertificates } from '../secrets/key-pair-secret.ts';
+import { readableBytes } from '../secrets/secret-fields.ts';
+import type { SecretDecoder } from '../secrets/secret-decoder.ts';
 import { checkTrust } from './trust-rules.ts';
 
 /** What the pre-rollout Job (or the webhook) read from the cluster. */
@@ -65,8 +63,7 @@ function credentialFindings({ plan, live }: LiveSubject): Finding[] {
     ];
   }
   const absent = credentialKeys.filter((key) => {
-    const value = secret.data[key];
-    const bytes = typeof value === 'string' ? decodeBase64(value) : value;
+    const bytes = readableBytes(secret.data, key);
     return bytes === undefined || bytes.byteLength === 0;
   });
   return absent.length === 0
@@ -146,10 +143,9 @@ function servingKeyMismatch(
 
 /** The Secret's own ca.crt, when it holds certificates. */
 function ownTrust(secret: SecretObject): readonly x509.X509Certificate[] | undefined {
-  const value = secret.data['ca.crt'];
-  if (typeof value !== 'string') return undefined;
-  const decoded = decodeCertificateBundle(value, `ca.crt of Secret ${secretLabel(secret)}`);
-  return typeof decoded === 'string' ? undefined : decoded;
+  const key = identitySecretKeys.trust;
+  const decoded = decodeSecretCertificates(secret.data, key, `Secret ${secretLabel(secret)}`);
+  return decoded.state === 'present' ? decoded.material : undefined;
 }
 
 /**
@@ -201,22 +197,23 @@ function webhookFindings(subject: LiveSubject): Finding[] {
   const secret = live.secrets.get(planned.name);
   if (secret === undefined)
     return [missing(plan, planned, 'the webhook certificate (tls.crt, tls.key)')];
-  const material = decoder.keyPair(secret.data, secretLabel(secret));
-  if (typeof material === 'string') {
+  const decoded = decoder.keyPair(secret.data, `Secret ${secretLabel(secret)}`);
+  if (decoded.state === 'unparsable') {
     return [
       error(
         validationCodes.WebhookCertificateInvalid,
-        secretPath(planned.name, 'tls.crt'),
-        `The webhook certificate in Secret ${secretLabel(secret)} cannot be read: ${material} Store the certificate (leaf, then intermediates) in tls.crt and its key in tls.key, both PEM.`,
+        secretPath(planned.name, decoded.problem.key),
+        `The webhook certificate in Secret ${secretLabel(secret)} cannot be read: ${decoded.problem.message} Store the certificate (leaf, then intermediates) in tls.crt and its key in tls.key, both PEM.`,
       ),
     ];
   }
+  const material = decoded.material;
   const mismatch = servingKeyMismatch(planned.name, secret, material, 'webhook certificate');
   if (mismatch !== undefined) return [mismatch];
   // An unreadable caBundle is the values rules' finding (WebhookCaBundleInvalid).
   const anchors = decodeCertificateBundle(values.webhook.caBundle, 'controller.webhook.caBundle');
-  if (typeof anchors === 'string') return [];
-  const found = webhookChainFinding(subject, secret, material, anchors);
+  if (anchors.state === 'unparsable') return [];
+  const found = webhookChainFinding(subject, secret, material, anchors.material);
   return found === undefined ? [] : [found];
 }
 
@@ -226,20 +223,20 @@ function frontendFindings({ plan, live, decoder }: LiveSubject): Finding[] {
   const secret = live.secrets.get(planned.name);
   if (secret === undefined)
     return [missing(plan, planned, 'the frontend certificate (tls.crt, tls.key)')];
-  const material = decoder.keyPair(secret.data, secretLabel(secret));
-  if (typeof material === 'string') {
+  const decoded = decoder.keyPair(secret.data, `Secret ${secretLabel(secret)}`);
+  if (decoded.state === 'unparsable') {
     return [
       error(
         validationCodes.SecretUnparsable,
-        secretPath(planned.name, 'tls.crt'),
-        `${material} Replace the default frontend certificate with a PEM tls.crt (leaf, then intermediates) and its tls.key.`,
+        secretPath(planned.name, decoded.problem.key),
+        `${decoded.problem.message} Replace the default frontend certificate with a PEM tls.crt (leaf, then intermediates) and its tls.key.`,
       ),
     ];
   }
   const mismatch = servingKeyMismatch(
     planned.name,
     secret,
-    material,
+    decoded.material,
     'default frontend certificate',
   );
   return mismatch === undefined ? [] : [mismatch];

@@ -15,7 +15,7 @@ import {
   describeProvider,
   providerMarkers,
   secretProvider,
-} from './secret-provider.ts';
+} from '../secrets/provider-markers.ts';
 
 export const changeProvidersAdvice =
   'use new Secret names when changing providers, and keep the old Secrets until haptic-controller and haptic-haproxy are ready';

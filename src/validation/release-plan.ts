@@ -6,7 +6,7 @@
  */
 import { componentName, preRolloutNames, releaseFullname } from './chart-names.ts';
 import type { ReleaseValues } from './release-values.ts';
-import type { CertificateProvider } from './secret-provider.ts';
+import type { CertificateProvider } from '../secrets/provider-markers.ts';
 
 /** The agent TLS provider of a release: exactly one. */
 export type AgentTlsProvider = 'legacy' | 'external' | 'cert-manager' | 'default';

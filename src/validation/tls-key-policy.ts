@@ -14,8 +14,8 @@
  *
  * Pure: decisions over parsed certificates and keys.
  */
-import type { KeyObject, X509Certificate } from 'node:crypto';
-import { x509 } from '../pki/index.ts';
+import type { KeyObject } from 'node:crypto';
+import { certificateFacts, type x509 } from '../pki/index.ts';
 
 /** What to use instead, for every refusal. */
 const fix =
@@ -67,9 +67,8 @@ export function keyRefusal(key: KeyObject, what: string): string | undefined {
 const hashes = new Set(['SHA-256', 'SHA-384', 'SHA-512']);
 
 /** The signature algorithm in words, or undefined when it is accepted. */
-function refusedSignature(certificate: X509Certificate): string | undefined {
-  const parsed = new x509.X509Certificate(certificate.raw);
-  const algorithm: unknown = parsed.signatureAlgorithm;
+function refusedSignature(certificate: x509.X509Certificate): string | undefined {
+  const algorithm: unknown = certificate.signatureAlgorithm;
   const record =
     typeof algorithm === 'object' && algorithm !== null
       ? (algorithm as Readonly<Record<string, unknown>>)
@@ -90,15 +89,16 @@ function refusedSignature(certificate: X509Certificate): string | undefined {
  * Why HAProxy would not load this chain (leaf first), or undefined. Every certificate's key
  * must be accepted; every certificate not issued by itself must carry an accepted signature.
  */
-export function chainRefusal(chain: readonly X509Certificate[]): string | undefined {
+export function chainRefusal(chain: readonly x509.X509Certificate[]): string | undefined {
   for (const [i, certificate] of chain.entries()) {
+    const native = certificateFacts(certificate).native;
     const what =
       i === 0
         ? 'the first certificate of tls.crt'
-        : `certificate ${String(i + 1)} of tls.crt (${certificate.subject.replace(/\n/g, ', ').slice(0, 120)})`;
-    const key = keyRefusal(certificate.publicKey, `the key of ${what}`);
+        : `certificate ${String(i + 1)} of tls.crt (${native.subject.replace(/\n/g, ', ').slice(0, 120)})`;
+    const key = keyRefusal(native.publicKey, `the key of ${what}`);
     if (key !== undefined) return key;
-    if (certificate.checkIssued(certificate)) continue;
+    if (native.checkIssued(native)) continue;
     const signature = refusedSignature(certificate);
     if (signature !== undefined) {
       return `${what} is signed with ${signature}, which HAProxy refuses (OpenSSL security level 2); ${fix}`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { identityData, makeCa, makeLeaf, now } from '../../test/unit/validation/material.ts';
-import type { IdentityMaterial } from '../certs/renewal-input.ts';
-import { decodeIdentitySecret } from '../certs/secret-material.ts';
+import type { IdentityMaterial } from '../secrets/material.ts';
+import { decodeIdentitySecret } from '../secrets/identity-secret.ts';
 import { checkTrust } from './trust-rules.ts';
 import type { IdentityParts } from '../../test/unit/validation/material.ts';
 

@@ -12,7 +12,7 @@
  * history), every CA of ca.crt must anchor the release's agent or controller certificate,
  * except while a rotation that started keeps the anchor in previous-ca.crt.
  */
-import type { IdentityMaterial } from '../certs/renewal-input.ts';
+import type { IdentityMaterial } from '../secrets/material.ts';
 import type { x509 } from '../pki/index.ts';
 import { validationCodes } from './codes.ts';
 import { checkDeadline } from './deadline-rules.ts';

@@ -3,7 +3,7 @@
  * which ones are the same CA (a renewal keeps subject and key), and which ones anchor an
  * identity's certificate chain. Pure; the rules that judge a trust set are in trust-rules.ts.
  */
-import type { IdentityMaterial } from '../certs/renewal-input.ts';
+import type { IdentityMaterial } from '../secrets/material.ts';
 import { isSignedBy, publicKeysEqual, type x509 } from '../pki/index.ts';
 import { fingerprintOf } from './certificate-memo.ts';
 

@@ -24,7 +24,7 @@ import { type LiveState, checkLiveState } from './live-rules.ts';
 import { type ReleasePlan, planRelease } from './release-plan.ts';
 import { readReleaseValues } from './release-values.ts';
 import { type RenderedObjectView, checkRenderedMounts } from './render-rules.ts';
-import { SecretDecoder } from './secret-decoder.ts';
+import { SecretDecoder } from '../secrets/secret-decoder.ts';
 import { type Values, coalesceValues } from './values-merge.ts';
 import { sharedSecretNames, valuesChecks } from './values-rules.ts';
 import type { ValuesSchemaCheck } from './values-schema.ts';

@@ -39,7 +39,12 @@ function codes(
   next: SecretObject | undefined,
   operation: 'CREATE' | 'UPDATE' | 'DELETE' = 'UPDATE',
 ): string[] {
-  const verdict = validateSecretWrite({ operation, old, next, config, now });
+  // As the webhook routes: only a Secret of the release has a role, and a validator.
+  const subject = next ?? old;
+  const role =
+    subject === undefined ? undefined : secretWriteRole(config, subject.namespace, subject.name);
+  if (role === undefined) return ['allowed'];
+  const verdict = validateSecretWrite({ role, operation, old, next, config, now });
   return verdict.findings
     .map((f) => `${f.severity}:${f.code}`)
     .concat(verdict.allowed ? ['allowed'] : ['denied']);

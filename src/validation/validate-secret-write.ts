@@ -4,7 +4,7 @@
  * to live Secrets, plus the transition rules only a write has (provider markers, CA lineage,
  * a newly set deadline).
  */
-import type { IdentityRole } from '../certs/renewal-input.ts';
+import type { IdentityRole } from '../secrets/material.ts';
 import { validationCodes } from './codes.ts';
 import { type Finding, type ValidationReport, report, secretPath, warning } from './finding.ts';
 import { checkIdentity } from './identity-rules.ts';
@@ -16,8 +16,8 @@ import {
 } from './issuer-rules.ts';
 import { providerTakeoverOnWrite } from './provider-rules.ts';
 import { type SecretObject, secretLabel } from './secret-data.ts';
-import { SecretDecoder } from './secret-decoder.ts';
-import type { CertificateProvider } from './secret-provider.ts';
+import { SecretDecoder } from '../secrets/secret-decoder.ts';
+import type { CertificateProvider } from '../secrets/provider-markers.ts';
 import { checkTrust } from './trust-rules.ts';
 
 /** The release's agent identities, as the webhook is configured (flags of `haptic webhook`). */
@@ -40,6 +40,8 @@ export type SecretWriteRole = IdentityRole | 'issuer';
 export type SecretWriteOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
 export interface SecretWriteRequest {
+  /** Which of the release's Secrets is written (see `secretWriteRole`). */
+  readonly role: SecretWriteRole;
   readonly operation: SecretWriteOperation;
   /** The Secret before the write (UPDATE, DELETE). */
   readonly old: SecretObject | undefined;
@@ -87,16 +89,15 @@ function decodeIssuer(
   const name = `Secret ${secretLabel(secret)}`;
   return config.provider === 'default'
     ? viewDefaultIssuer(decoder.issuer(secret.data, name))
-    : viewKeyPairIssuer(decoder.keyPair(secret.data, secretLabel(secret)));
+    : viewKeyPairIssuer(decoder.keyPair(secret.data, name));
 }
 
 function materialFindings(
-  role: SecretWriteRole,
   request: SecretWriteRequest,
   next: SecretObject,
   decoder: SecretDecoder,
 ): Finding[] {
-  const { old, config, now } = request;
+  const { role, old, config, now } = request;
   const label = secretLabel(next);
   if (role === 'issuer') {
     const before = old === undefined ? undefined : decodeIssuer(decoder, config, old);
@@ -126,16 +127,14 @@ function materialFindings(
   return [...transitions, ...material];
 }
 
-/** Validates one write to an identity or issuer Secret of the release. */
+/** Validates one write to the identity or issuer Secret of the release that `request.role` names. */
 export function validateSecretWrite(
   request: SecretWriteRequest,
   decoder: SecretDecoder = new SecretDecoder(),
 ): ValidationReport {
-  const { operation, old, next, config } = request;
+  const { role, operation, old, next, config } = request;
   const subject = next ?? old;
   if (subject === undefined) return report([]);
-  const role = secretWriteRole(config, subject.namespace, subject.name);
-  if (role === undefined) return report([]);
   if (operation === 'DELETE' || next === undefined)
     return report([deletion(role, subject, config)]);
   const takeover = providerTakeoverOnWrite({
@@ -147,6 +146,6 @@ export function validateSecretWrite(
   });
   return report([
     ...(takeover === undefined ? [] : [takeover]),
-    ...materialFindings(role, request, next, decoder),
+    ...materialFindings(request, next, decoder),
   ]);
 }

@@ -7,7 +7,7 @@ import { validationCodes } from './codes.ts';
 import { type Check, type Finding, error } from './finding.ts';
 import type { ReleasePlan } from './release-plan.ts';
 import type { ReleaseValues } from './release-values.ts';
-import { decodeCertificateBundle } from './secret-data.ts';
+import { decodeCertificateBundle } from '../secrets/key-pair-secret.ts';
 
 export interface ValuesSubject {
   readonly values: ReleaseValues;
@@ -136,8 +136,8 @@ export const webhookCaBundleWithoutSecret: Check<ValuesSubject> = ({ values }) =
 export const webhookCaBundleInvalid: Check<ValuesSubject> = ({ values }) =>
   values.webhook.caBundle &&
   !values.webhook.certManager &&
-  typeof decodeCertificateBundle(values.webhook.caBundle, 'controller.webhook.caBundle') ===
-    'string'
+  decodeCertificateBundle(values.webhook.caBundle, 'controller.webhook.caBundle').state ===
+    'unparsable'
     ? error(
         validationCodes.WebhookCaBundleInvalid,
         `${webhookKey}.caBundle`,

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ValidationReport } from '../validation/index.ts';
 import type { AdmissionRequest } from './admission-review.ts';
 import { type ReviewEvent, reviewAdmission } from './dispatch.ts';
-import type { AdmissionValidator } from './validators.ts';
+import { type KindRoutes, firstRoute, routeByKind } from './object-validators.ts';
+import { type AdmissionValidator, secretValidator } from './validators.ts';
 
 const secret = (name: string) => ({
   kind: 'Secret',
@@ -39,9 +40,17 @@ const recorder: AdmissionValidator = {
   validateDelete: (old) => (calls.push(`delete ${old.name}`), Promise.resolve(ok)),
 };
 
-function options(validator: AdmissionValidator, events: ReviewEvent[] = [], deadlineMs = 1000) {
+function options(
+  validator: AdmissionValidator,
+  events: ReviewEvent[] = [],
+  deadlineMs = 1000,
+  kinds?: KindRoutes,
+) {
+  const secrets = routeByKind({
+    '/Secret': (_ns, name) => (name === 'mine' ? secretValidator(validator) : undefined),
+  });
   return {
-    routes: (_ns: string, name: string) => (name === 'mine' ? validator : undefined),
+    routes: kinds === undefined ? secrets : firstRoute(secrets, kinds),
     deadlineMs,
     onReview: (event: ReviewEvent) => events.push(event),
   };
@@ -148,13 +157,13 @@ describe('dispatch', () => {
       kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
       object: { kind: 'Ingress' },
     });
-    const answer = await reviewAdmission(request, { ...options(recorder, events), kinds });
+    const answer = await reviewAdmission(request, options(recorder, events, 1000, kinds));
     expect(answer).toMatchObject({ allowed: false, status: { code: 403, message: 'No.' } });
     expect(events[0]).toMatchObject({ kind: 'Ingress', allowed: false, code: 403 });
     const other = admission('CREATE', {
       kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
     });
-    expect(await reviewAdmission(other, { ...options(recorder), kinds })).toEqual({
+    expect(await reviewAdmission(other, options(recorder, [], 1000, kinds))).toEqual({
       uid: 'u-7',
       allowed: true,
     });
@@ -171,21 +180,21 @@ describe('dispatch', () => {
       version: 'v1alpha1',
       kind: 'HAProxyTemplateConfig',
     };
-    await reviewAdmission(admission('UPDATE', { kind: config, name: 'haptic' }), {
-      ...options(recorder),
-      kinds,
-    });
+    await reviewAdmission(
+      admission('UPDATE', { kind: config, name: 'haptic' }),
+      options(recorder, [], 1000, kinds),
+    );
     await reviewAdmission(
       admission('CREATE', {
         kind: config,
         name: '',
         object: { metadata: { name: 'generated-x7k2p', generateName: 'generated-' } },
       }),
-      { ...options(recorder), kinds },
+      options(recorder, [], 1000, kinds),
     );
     await reviewAdmission(
       admission('DELETE', { kind: config, name: '', oldObject: { metadata: { name: 'gone' } } }),
-      { ...options(recorder), kinds },
+      options(recorder, [], 1000, kinds),
     );
     expect(routed).toEqual(['ns/haptic', 'ns/generated-x7k2p', 'ns/gone']);
   });

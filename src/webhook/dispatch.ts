@@ -1,17 +1,18 @@
 /**
- * Dispatch (the second layer): echo the uid, route by kind, name and operation (DELETE
- * validates the old object), enforce the deadline, and turn an unexpected exception into an
- * errored answer instead of a crash.
+ * Dispatch (the second layer): echo the uid, find the object's validator (routes by kind,
+ * namespace and name; see `routeByKind`), call it by operation (DELETE validates the old
+ * object), enforce the deadline, and turn an unexpected exception into an errored answer
+ * instead of a crash.
  */
 import { describeError } from '../errors.ts';
-import { type SecretObject, isMap, readSecretObject } from '../validation/index.ts';
+import { isMap } from '../validation/index.ts';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
-import type { KindRoutes, ObjectAdmissionValidator } from './object-validators.ts';
+import {
+  InvalidObject,
+  type KindRoutes,
+  type ObjectAdmissionValidator,
+} from './object-validators.ts';
 import { allowed, errored, fromReport } from './responses.ts';
-import type { AdmissionValidator } from './validators.ts';
-
-/** The validator responsible for a Secret, or undefined when the Secret is not ours. */
-export type SecretRoutes = (namespace: string, name: string) => AdmissionValidator | undefined;
 
 /** What dispatch reports about each review, for logs and metrics. */
 export interface ReviewEvent {
@@ -30,18 +31,14 @@ export interface ReviewEvent {
 }
 
 export interface DispatchOptions {
-  readonly routes: SecretRoutes;
-  /** Validators of other kinds; absent: only Secrets are validated. */
-  readonly kinds?: KindRoutes;
+  /** The validator of each kind, namespace and name; an object without one is allowed. */
+  readonly routes: KindRoutes;
   /** Time a review may take before it is answered with 504. */
   readonly deadlineMs: number;
   readonly onReview?: (event: ReviewEvent) => void;
 }
 
 class DeadlineExceeded extends Error {}
-
-/** The review carries no object that can be read as a Secret. */
-class InvalidObject extends Error {}
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -55,40 +52,7 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-function secretOf(value: unknown, namespace: string, role: string): SecretObject {
-  const secret = readSecretObject(value, namespace);
-  if (typeof secret === 'string')
-    throw new InvalidObject(`The ${role} object is invalid: ${secret}`);
-  return secret;
-}
-
 function validate(
-  validator: AdmissionValidator,
-  request: AdmissionRequest,
-): Promise<AdmissionResponse> | AdmissionResponse {
-  const { namespace, operation, uid } = request;
-  switch (operation) {
-    case 'CREATE':
-      return validator
-        .validateCreate(secretOf(request.object, namespace, 'new'))
-        .then((report) => fromReport(uid, report));
-    case 'UPDATE':
-      return validator
-        .validateUpdate(
-          secretOf(request.oldObject, namespace, 'old'),
-          secretOf(request.object, namespace, 'new'),
-        )
-        .then((report) => fromReport(uid, report));
-    case 'DELETE':
-      return validator
-        .validateDelete(secretOf(request.oldObject, namespace, 'old'))
-        .then((report) => fromReport(uid, report));
-    case 'CONNECT':
-      return allowed(uid);
-  }
-}
-
-function validateObject(
   validator: ObjectAdmissionValidator,
   request: AdmissionRequest,
 ): Promise<AdmissionResponse> | AdmissionResponse {
@@ -129,26 +93,16 @@ export async function reviewAdmission(
 ): Promise<AdmissionResponse> {
   const started = performance.now();
   const secret = `${request.namespace}/${request.name}`;
-  const isSecret = request.kind.group === '' && request.kind.kind === 'Secret';
-  const validator = isSecret ? options.routes(request.namespace, request.name) : undefined;
-  const objectValidator = isSecret
-    ? undefined
-    : options.kinds?.(request.kind, request.namespace, objectName(request));
+  const validator = options.routes(request.kind, request.namespace, objectName(request));
   const kind = request.kind.kind === '' ? 'object' : request.kind.kind;
   let response: AdmissionResponse;
   let failure: string | undefined;
-  if (validator === undefined && objectValidator === undefined) {
+  if (validator === undefined) {
     response = allowed(request.uid);
   } else {
     try {
       response = await withDeadline(
-        Promise.resolve(
-          validator === undefined
-            ? objectValidator === undefined
-              ? allowed(request.uid)
-              : validateObject(objectValidator, request)
-            : validate(validator, request),
-        ),
+        Promise.resolve(validate(validator, request)),
         options.deadlineMs,
       );
     } catch (error) {

@@ -4,14 +4,8 @@
  * live reads through a LiveReader. The rules themselves stay pure.
  */
 import { renderChart } from '../render/index.ts';
-import type {
-  LiveReads,
-  LiveState,
-  ReleaseIo,
-  SecretDecoder,
-  SecretObject,
-  Values,
-} from '../validation/index.ts';
+import type { LiveReads, LiveState, ReleaseIo, SecretObject, Values } from '../validation/index.ts';
+import { SecretDecoder } from '../secrets/secret-decoder.ts';
 
 /** Read-only access to what a release validation reads from the cluster. */
 export interface LiveReader {

@@ -9,7 +9,11 @@
  * and templates); this layer only routes.
  */
 import type { ValidationReport } from '../validation/index.ts';
-import type { KindRoutes, ObjectAdmissionValidator } from './object-validators.ts';
+import {
+  type KindRoutes,
+  type ObjectAdmissionValidator,
+  routeByKind,
+} from './object-validators.ts';
 
 /** Reviews proposed routing objects against the controller's current state. */
 export interface RoutingReviewer {
@@ -42,13 +46,9 @@ export function routingKindRoutes(
 ): KindRoutes {
   const ingress = validator((next, namespace) => reviewer.reviewIngress(next, namespace));
   const ours = validator((next, namespace) => reviewer.reviewTemplateConfig(next, namespace));
-  return (kind, namespace, name) => {
-    if (kind.group === 'networking.k8s.io' && kind.kind === 'Ingress') return ingress;
-    if (kind.group === 'haproxy-haptic.org' && kind.kind === 'HAProxyTemplateConfig') {
-      return namespace === templateConfig.namespace && name === templateConfig.name
-        ? ours
-        : undefined;
-    }
-    return undefined;
-  };
+  return routeByKind({
+    'networking.k8s.io/Ingress': () => ingress,
+    'haproxy-haptic.org/HAProxyTemplateConfig': (namespace, name) =>
+      namespace === templateConfig.namespace && name === templateConfig.name ? ours : undefined,
+  });
 }

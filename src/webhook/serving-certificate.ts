@@ -1,12 +1,16 @@
 /**
  * The webhook's HTTPS serving certificate: tls.crt and tls.key of the mounted webhook-tls
- * Secret. Read as one consistent `..data` revision, validated as a pair before use, and
+ * Secret. Read as one consistent `..data` revision, decoded by the one Secret decoder and
+ * validated as a pair before use (and served as re-encoded from the decoded objects), and
  * reloaded when the shared certificate watcher (src/tls) sees the directory change. A new pair
  * that does not validate is not used: the webhook keeps serving the last good one and says so.
  */
 import { pino, type Logger } from 'pino';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import { decodeCertificateChain, decodePrivateKey, keyMatchesCertificate } from '../pki/index.ts';
+import { encodeCertificateChain, encodePrivateKey, keyMatchesCertificate } from '../pki/index.ts';
+import { decodeKeyPair } from '../secrets/key-pair-secret.ts';
+import { keyPairSecretKeys } from '../secrets/layout.ts';
+import { inDirectory } from '../secrets/secret-fields.ts';
 import { TlsMaterialWatcher } from '../tls/material-watcher.ts';
 import { readMountedRevision } from '../tls/mounted-revision.ts';
 
@@ -30,33 +34,28 @@ function invalid(dir: string, problem: string, cause?: unknown): HapticError {
   );
 }
 
-/** Checks that the key belongs to the first certificate; throws WEBHOOK_CERTIFICATE_INVALID. */
-export function checkServingPair(pair: ServingCertificate, dir: string): ServingCertificate {
-  let matches: boolean;
-  try {
-    const [leaf] = decodeCertificateChain(pair.cert, `tls.crt in ${dir}`);
-    matches = keyMatchesCertificate(decodePrivateKey(pair.key).privateKey, leaf);
-  } catch (error) {
-    throw invalid(dir, describeError(error), error);
-  }
-  if (!matches) throw invalid(dir, 'tls.key does not belong to the certificate in tls.crt.');
-  return pair;
-}
-
 /** Reads tls.crt and tls.key of `dir` as one revision and checks them as a pair. */
 export async function loadServingCertificate(dir: string): Promise<ServingCertificate> {
+  const { certificate, privateKey } = keyPairSecretKeys;
   let files: Readonly<Record<string, Uint8Array>>;
   try {
-    files = (await readMountedRevision(dir, ['tls.crt', 'tls.key'])).files;
+    files = (await readMountedRevision(dir, [certificate, privateKey])).files;
   } catch (error) {
     throw invalid(dir, describeError(error), error);
   }
-  const cert = files['tls.crt'];
-  const key = files['tls.key'];
-  if (cert === undefined || key === undefined) {
-    throw invalid(dir, `${cert === undefined ? 'tls.crt' : 'tls.key'} is missing.`);
+  const decoded = decodeKeyPair(
+    files,
+    inDirectory(dir, { missing: (key) => `${key} is missing.` }),
+  );
+  if (decoded.state === 'unparsable') throw invalid(dir, decoded.problem.message);
+  const { chain, privateKey: key } = decoded.material;
+  if (!keyMatchesCertificate(key, chain[0])) {
+    throw invalid(dir, `${privateKey} does not belong to the certificate in ${certificate}.`);
   }
-  return checkServingPair({ cert: Buffer.from(cert), key: Buffer.from(key) }, dir);
+  return {
+    cert: Buffer.from(encodeCertificateChain(chain)),
+    key: Buffer.from(encodePrivateKey(key)),
+  };
 }
 
 export interface WatchedCertificateSource extends ServingCertificateSource {

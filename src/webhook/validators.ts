@@ -1,22 +1,31 @@
 /**
- * The admission validators (the third layer): what to say about a create, an update or a
- * delete of one Secret. They never see HTTP; they return the shared validator's reports.
+ * The admission validators of Secrets (the third layer): what to say about a create, an update
+ * or a delete of one Secret. They never see HTTP; they return the shared validator's reports.
+ * `secretValidator` reads the reviewed objects as Secrets at their edge.
  */
 import {
   type AgentIdentityConfig,
   type EmbeddedChart,
   type Finding,
   type ReleaseIo,
-  type SecretDecoder,
   type SecretObject,
+  type SecretWriteOperation,
   type ValidationReport,
+  readSecretObject,
   secretLabel,
+  secretWriteRole,
   validateRelease,
   validateSecretWrite,
   validationCodes,
 } from '../validation/index.ts';
-import { decodeBase64 } from '../validation/secret-data.ts';
+import type { SecretDecoder } from '../secrets/secret-decoder.ts';
+import { readableBytes } from '../secrets/secret-fields.ts';
 import { parseValues } from '../validation/parse-values.ts';
+import {
+  InvalidObject,
+  type NameRoutes,
+  type ObjectAdmissionValidator,
+} from './object-validators.ts';
 
 export interface AdmissionValidator {
   validateCreate(next: SecretObject): Promise<ValidationReport>;
@@ -24,22 +33,49 @@ export interface AdmissionValidator {
   validateDelete(old: SecretObject): Promise<ValidationReport>;
 }
 
-/** The release's agent identity and issuer Secrets. */
-export function identitySecretValidator(
+function secretOf(value: unknown, namespace: string, which: 'old' | 'new'): SecretObject {
+  const secret = readSecretObject(value, namespace);
+  if (typeof secret === 'string') {
+    throw new InvalidObject(`The ${which} object is invalid: ${secret}`);
+  }
+  return secret;
+}
+
+/** A Secret validator for reviewed objects: each is read as a Secret first (400 when it is none). */
+export function secretValidator(validator: AdmissionValidator): ObjectAdmissionValidator {
+  return {
+    validateCreate: (next, namespace) => validator.validateCreate(secretOf(next, namespace, 'new')),
+    validateUpdate: (old, next, namespace) =>
+      validator.validateUpdate(secretOf(old, namespace, 'old'), secretOf(next, namespace, 'new')),
+    validateDelete: (old, namespace) => validator.validateDelete(secretOf(old, namespace, 'old')),
+  };
+}
+
+/**
+ * The release's agent identity and issuer Secrets: the Secret's role is found once, from the
+ * reviewed name, and the validator for that role judges the write.
+ */
+export function identitySecretRoutes(
   config: AgentIdentityConfig,
   decoder: SecretDecoder,
   clock: () => Date,
-): AdmissionValidator {
-  const run = (
-    operation: 'CREATE' | 'UPDATE' | 'DELETE',
-    old: SecretObject | undefined,
-    next: SecretObject | undefined,
-  ): Promise<ValidationReport> =>
-    Promise.resolve(validateSecretWrite({ operation, old, next, config, now: clock() }, decoder));
-  return {
-    validateCreate: (next) => run('CREATE', undefined, next),
-    validateUpdate: (old, next) => run('UPDATE', old, next),
-    validateDelete: (old) => run('DELETE', old, undefined),
+): NameRoutes {
+  return (namespace, name) => {
+    const role = secretWriteRole(config, namespace, name);
+    if (role === undefined) return undefined;
+    const run = (
+      operation: SecretWriteOperation,
+      old: SecretObject | undefined,
+      next: SecretObject | undefined,
+    ): Promise<ValidationReport> =>
+      Promise.resolve(
+        validateSecretWrite({ role, operation, old, next, config, now: clock() }, decoder),
+      );
+    return secretValidator({
+      validateCreate: (next) => run('CREATE', undefined, next),
+      validateUpdate: (old, next) => run('UPDATE', old, next),
+      validateDelete: (old) => run('DELETE', old, undefined),
+    });
   };
 }
 
@@ -68,8 +104,7 @@ function single(finding: Finding): ValidationReport {
 export function valuesSecretValidator(options: ReleaseValidatorOptions): AdmissionValidator {
   const validate = async (next: SecretObject): Promise<ValidationReport> => {
     const source = `${valuesKey} of Secret ${secretLabel(next)}`;
-    const raw = next.data[valuesKey];
-    const bytes = typeof raw === 'string' ? decodeBase64(raw) : raw;
+    const bytes = readableBytes(next.data, valuesKey);
     if (bytes === undefined) {
       return single({
         code: validationCodes.ValuesUnparsable,

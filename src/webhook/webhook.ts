@@ -7,20 +7,15 @@ import {
   type AgentIdentityConfig,
   type EmbeddedChart,
   type ReleaseIo,
-  SecretDecoder,
   preRolloutNames,
-  secretWriteRole,
 } from '../validation/index.ts';
+import { SecretDecoder } from '../secrets/secret-decoder.ts';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
 import { createWebhookApp } from './app.ts';
-import { type ReviewEvent, type SecretRoutes, reviewAdmission } from './dispatch.ts';
-import type { KindRoutes } from './object-validators.ts';
+import { type ReviewEvent, reviewAdmission } from './dispatch.ts';
+import { type KindRoutes, type NameRoutes, firstRoute, routeByKind } from './object-validators.ts';
 import { type ListenOptions, type WebhookServer, listenHttps } from './server.ts';
-import {
-  type AdmissionValidator,
-  identitySecretValidator,
-  valuesSecretValidator,
-} from './validators.ts';
+import { identitySecretRoutes, secretValidator, valuesSecretValidator } from './validators.ts';
 
 /**
  * Time a review may take. Below the registration's timeoutSeconds (5 s in the chart), so the
@@ -51,47 +46,43 @@ export interface WebhookOptions {
   readonly onHttpError?: (status: number, message: string) => void;
 }
 
-function routesFor(options: WebhookOptions): SecretRoutes {
+/** The release's Secrets: its identity and issuer Secrets, and its pre-rollout values Secret. */
+function secretRoutes(options: WebhookOptions): NameRoutes {
   const clock = options.clock ?? (() => new Date());
-  const identities = options.identities;
-  const identityValidator =
-    identities === undefined
+  const identities =
+    options.identities === undefined
       ? undefined
-      : identitySecretValidator(identities, new SecretDecoder(), clock);
+      : identitySecretRoutes(options.identities, new SecretDecoder(), clock);
   const release = options.release;
   const valuesSecret =
     release === undefined ? undefined : preRolloutNames(release.name).valuesSecret;
   const valuesValidator =
     release === undefined
       ? undefined
-      : valuesSecretValidator({
-          release: release.name,
-          chart: release.chart,
-          io: release.io,
-          clock,
-        });
-  return (namespace, name): AdmissionValidator | undefined => {
-    if (identities !== undefined && secretWriteRole(identities, namespace, name) !== undefined) {
-      return identityValidator;
-    }
-    if (release !== undefined && namespace === release.namespace && name === valuesSecret) {
-      return valuesValidator;
-    }
-    return undefined;
-  };
+      : secretValidator(
+          valuesSecretValidator({
+            release: release.name,
+            chart: release.chart,
+            io: release.io,
+            clock,
+          }),
+        );
+  return (namespace, name) =>
+    identities?.(namespace, name) ??
+    (namespace === release?.namespace && name === valuesSecret ? valuesValidator : undefined);
 }
 
 /** Reviews AdmissionReview requests (dispatch and validators, no HTTP). */
 export function createReviewer(
   options: WebhookOptions,
 ): (request: AdmissionRequest) => Promise<AdmissionResponse> {
-  const routes = routesFor(options);
+  const secrets = routeByKind({ '/Secret': secretRoutes(options) });
+  const routes = options.kinds === undefined ? secrets : firstRoute(secrets, options.kinds);
   const deadlineMs = options.deadlineMs ?? defaultDeadlineMs;
   return (request) =>
     reviewAdmission(request, {
       routes,
       deadlineMs,
-      ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
       ...(options.onReview === undefined ? {} : { onReview: options.onReview }),
     });
 }

@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { certificateProviderLabel } from '../../../src/validation/secret-provider.ts';
+import { certificateProviderLabel } from '../../../src/secrets/provider-markers.ts';
 import { createTestNamespace } from '../../support/cluster.ts';
 import { opensslVerify } from './peer-verification.ts';
 import { renewalServiceAccount } from './chart-objects.ts';

@@ -7,15 +7,12 @@ import {
   issueCa,
   issueLeaf,
 } from '../pki/index.ts';
-import type { IdentityMaterial, IssuerMaterial } from './renewal-input.ts';
-import { decideRenewal } from './renewal-policy.ts';
-import {
-  type SecretData,
-  decodeIdentitySecret,
-  decodeIssuerSecret,
-  encodeIdentitySecret,
-  encodeIssuerSecret,
-} from './secret-material.ts';
+import { decideRenewal } from '../certs/renewal-policy.ts';
+import { decodeIdentitySecret, encodeIdentitySecret } from './identity-secret.ts';
+import { decodeIssuerSecret, encodeIssuerSecret } from './issuer-secret.ts';
+import { decodeKeyPair, decodeServedKeyPair } from './key-pair-secret.ts';
+import type { SecretData } from './layout.ts';
+import type { IdentityMaterial, IssuerMaterial } from './material.ts';
 
 const now = new Date('2030-03-01T12:00:00Z');
 const until = new Date('2030-03-01T13:00:00Z');
@@ -186,7 +183,7 @@ describe('decodeIdentitySecret turns hostile data into an unparsable state', () 
   it.each(hostileIdentities)('for %s', (_name, data, problem) => {
     const decoded = decodeIdentitySecret(data, serverSecret);
     expect(decoded.state).toBe('unparsable');
-    expect(decoded.state === 'unparsable' ? decoded.problem : '').toMatch(problem);
+    expect(decoded.state === 'unparsable' ? decoded.problem.message : '').toMatch(problem);
   });
 });
 
@@ -221,11 +218,87 @@ describe('decodeIssuerSecret turns hostile data into an unparsable state', () =>
   it.each(hostileIssuers)('for %s', (_name, data, problem) => {
     const decoded = decodeIssuerSecret(data, issuerSecret);
     expect(decoded.state).toBe('unparsable');
-    expect(decoded.state === 'unparsable' ? decoded.problem : '').toMatch(problem);
+    expect(decoded.state === 'unparsable' ? decoded.problem.message : '').toMatch(problem);
   });
 
   it('reads a generation surrounded by white space', () => {
     const decoded = decodeIssuerSecret({ ...issuerData, generation: text(' 7\n') }, issuerSecret);
     expect(decoded.state === 'present' && decoded.material.generation).toBe(7);
+  });
+});
+
+describe('every decoding problem names its key and reason, so no caller reads the sentence', () => {
+  it.each([
+    ['an empty Secret', {}, 'tls.crt', 'KeyMissing'],
+    ['tls.crt that is not base64', { ...serverData, 'tls.crt': '!!!!' }, 'tls.crt', 'NotBase64'],
+    [
+      'a certificate in tls.key',
+      { ...serverData, 'tls.key': text(leafPem) },
+      'tls.key',
+      'PrivateKeyInvalid',
+    ],
+    ['no ca.crt', { ...serverData, 'ca.crt': undefined }, 'ca.crt', 'KeyMissing'],
+    [
+      'a private key in ca.crt',
+      { ...serverData, 'ca.crt': text(keyPem) },
+      'ca.crt',
+      'CertificateInvalid',
+    ],
+    [
+      'previous-ca-until without previous-ca.crt',
+      { ...serverData, 'previous-ca.crt': undefined },
+      'previous-ca-until',
+      'KeysIncomplete',
+    ],
+    [
+      'an unparsable deadline',
+      { ...serverData, 'previous-ca-until': text('tomorrow') },
+      'previous-ca-until',
+      'ValueInvalid',
+    ],
+  ] as const)('for an identity with %s', (_name, data, key, reason) => {
+    const decoded = decodeIdentitySecret(data, serverSecret);
+    expect(decoded.state === 'unparsable' ? decoded.problem : undefined).toMatchObject({
+      key,
+      reason,
+    });
+  });
+
+  it('for an issuer whose rotation lacks its cross-signed CA', () => {
+    const decoded = decodeIssuerSecret(
+      { ...issuerData, 'cross-signed-ca.crt': undefined },
+      issuerSecret,
+    );
+    expect(decoded.state === 'unparsable' ? decoded.problem : undefined).toMatchObject({
+      key: 'previous-ca.crt',
+      reason: 'KeysIncomplete',
+    });
+  });
+
+  it('for a key pair whose tls.key is missing', () => {
+    const decoded = decodeKeyPair({ 'tls.crt': serverData['tls.crt'] }, 'Secret haptic/webhook');
+    expect(decoded).toEqual({
+      state: 'unparsable',
+      problem: {
+        key: 'tls.key',
+        reason: 'KeyMissing',
+        message: 'Secret haptic/webhook has no tls.key.',
+      },
+    });
+  });
+
+  it('for a value above the limit the caller sets, before decoding it', () => {
+    const decoded = decodeServedKeyPair(serverData, 'Secret app/tls', { maxBytes: 100 });
+    expect(decoded.state === 'unparsable' ? decoded.problem : undefined).toMatchObject({
+      key: 'tls.crt',
+      reason: 'TooLarge',
+    });
+  });
+
+  it('reads base64 that editors wrapped, with white space between its lines', () => {
+    const wrapped = (serverData['tls.crt'] ?? '').replace(/(.{76})/g, '$1\n');
+    expect(decodeIdentitySecret({ ...serverData, 'tls.crt': wrapped }, serverSecret).state).toBe(
+      'present',
+    );
   });
 });

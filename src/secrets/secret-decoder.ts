@@ -1,18 +1,17 @@
 /**
- * Decodes identity, issuer and key-pair Secrets, remembering recent results by content.
+ * The decoders of this directory behind one cache: identity, issuer and key-pair Secrets,
+ * remembering recent results by content.
  * Decoding a certificate costs about half a millisecond; the webhook sees the same Secret
  * contents again and again (the old object of every update, retries, dry runs), and decoded
  * material is immutable, so a bounded cache keyed by a hash of the bytes is safe. Chain
  * verification then also reuses its per-certificate caches.
  */
 import { createHash } from 'node:crypto';
-import {
-  type SecretData,
-  decodeIdentitySecret,
-  decodeIssuerSecret,
-} from '../certs/secret-material.ts';
-import type { IdentityState, IssuerState } from '../certs/renewal-input.ts';
-import { type KeyPairMaterial, decodeKeyPair } from './secret-data.ts';
+import { decodeIdentitySecret } from './identity-secret.ts';
+import { decodeIssuerSecret } from './issuer-secret.ts';
+import { decodeKeyPair } from './key-pair-secret.ts';
+import type { SecretData } from './layout.ts';
+import type { Decoded, IdentityState, IssuerState, KeyPairMaterial } from './material.ts';
 
 /** Entries kept. @default 512 */
 export const defaultDecoderCapacity = 512;
@@ -57,7 +56,7 @@ class RecentResults<V> {
 export class SecretDecoder {
   readonly #identities: RecentResults<IdentityState>;
   readonly #issuers: RecentResults<IssuerState>;
-  readonly #keyPairs: RecentResults<KeyPairMaterial | string>;
+  readonly #keyPairs: RecentResults<Decoded<KeyPairMaterial>>;
 
   constructor(capacity: number = defaultDecoderCapacity) {
     this.#identities = new RecentResults(capacity);
@@ -80,7 +79,7 @@ export class SecretDecoder {
   }
 
   /** tls.crt + tls.key only (webhook, frontend, cert-manager's CA). */
-  keyPair(data: SecretData, secret: string): KeyPairMaterial | string {
+  keyPair(data: SecretData, secret: string): Decoded<KeyPairMaterial> {
     return this.#keyPairs.remember(fingerprint(secret, data), () => decodeKeyPair(data, secret));
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { providerMarkers, secretProvider } from './secret-provider.ts';
+import { providerMarkers, secretProvider } from './provider-markers.ts';
 
 describe('secret provider', () => {
   it.each([

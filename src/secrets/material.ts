@@ -1,0 +1,64 @@
+/**
+ * Secret material as decoded (see `identity-secret.ts`, `issuer-secret.ts`,
+ * `key-pair-secret.ts`): the issuer, the identities and plain key pairs. Decoded, not judged:
+ * whether a key matches or a chain verifies is for the renewal policy and the validator.
+ */
+import type { CryptoKey, x509 } from '../pki/index.ts';
+import type { SecretProblem } from './reasons.ts';
+
+/** The two identities: `server` is the agent (serverAuth), `client` the controller (clientAuth). */
+export type IdentityRole = 'server' | 'client';
+
+/** Both roles, in the order decisions list them. */
+export const identityRoles = ['server', 'client'] as const satisfies readonly IdentityRole[];
+
+/** State of a CA rotation, kept in the issuer Secret until its overlap is cleaned up. */
+export interface CaRotation {
+  /** The CA the current one replaced. */
+  readonly previousCa: x509.X509Certificate;
+  /** The current CA's subject and key, signed by the previous CA for the overlap. */
+  readonly crossSignedCa: x509.X509Certificate;
+  /** End of the overlap: previous trust and the cross-signature stop counting then. */
+  readonly until: Date;
+}
+
+export interface IssuerMaterial {
+  readonly certificate: x509.X509Certificate;
+  readonly privateKey: CryptoKey;
+  /** Generation of the current CA: 1 for the first, one more for every rotation. */
+  readonly generation: number;
+  /** Present from a CA rotation until its clean-up. */
+  readonly rotation?: CaRotation;
+}
+
+/** Previous-CA trust an identity Secret carries during a rotation overlap. */
+export interface PreviousTrust {
+  readonly certificates: readonly x509.X509Certificate[];
+  readonly until: Date;
+}
+
+/** tls.crt and tls.key: a webhook or frontend certificate, or cert-manager's CA. */
+export interface KeyPairMaterial {
+  /** tls.crt: the leaf, then any intermediates. */
+  readonly chain: readonly [x509.X509Certificate, ...x509.X509Certificate[]];
+  /** tls.key. */
+  readonly privateKey: CryptoKey;
+}
+
+export interface IdentityMaterial extends KeyPairMaterial {
+  /** ca.crt: the CAs this peer trusts. */
+  readonly trust: readonly x509.X509Certificate[];
+  /** previous-ca.crt with previous-ca-until, when both are present. */
+  readonly previousTrust?: PreviousTrust;
+}
+
+/** Data that exists, decoded: usable material, or the problem that makes it unusable. */
+export type Decoded<T> =
+  | { readonly state: 'unparsable'; readonly problem: SecretProblem }
+  | { readonly state: 'present'; readonly material: T };
+
+/** A Secret as found: not there, or there and decoded. */
+export type Found<T> = { readonly state: 'absent' } | Decoded<T>;
+
+export type IssuerState = Found<IssuerMaterial>;
+export type IdentityState = Found<IdentityMaterial>;
