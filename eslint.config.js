@@ -153,6 +153,8 @@ export default tseslint.config(
       'src/agent-api/**/*.ts',
       'src/net/**/*.ts',
       'src/certs/**/*.ts',
+      'src/secrets/**/*.ts',
+      'src/problem.ts',
     ],
     // Tests of pure code may run real tools (openssl) and real TLS against it.
     ignores: ['**/*.test.ts', ...certsEdges],
