@@ -68,7 +68,11 @@ interface ContainerStatus {
 
 interface PodList {
   readonly items: readonly {
-    readonly metadata: { readonly name: string; readonly uid: string };
+    readonly metadata: {
+      readonly name: string;
+      readonly uid: string;
+      readonly deletionTimestamp?: string;
+    };
     readonly status: {
       readonly podIP?: string;
       readonly phase?: string;
@@ -174,7 +178,7 @@ export class LocalSite {
     ];
   }
 
-  /** Running Pods of one of the release's components, Ready ones only. */
+  /** Pods of one of the release's components: Ready ones, not being deleted. */
   async pods(component: 'controller' | 'loadbalancer'): Promise<PodList['items']> {
     const list = JSON.parse(
       await kubectlOk([
@@ -183,8 +187,10 @@ export class LocalSite {
       ]),
     ) as PodList;
     return list.items
-      .filter((pod) =>
-        pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      .filter(
+        (pod) =>
+          pod.metadata.deletionTimestamp === undefined &&
+          pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
       )
       .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   }
