@@ -71,6 +71,22 @@ export function helmRelease(values: Record<string, unknown>): Record<string, unk
 const condition = (object: FluxObject, type: string): Condition | undefined =>
   object.status?.conditions?.find((c) => c.type === type);
 
+/**
+ * A chart version without SemVer build metadata: helm-controller appends the OCI digest
+ * (`0.0.0-gitops.1+e1ce2bcc39e5`) to the version of a chart from an OCIRepository.
+ */
+const withoutBuild = (version: string | undefined): string | undefined => version?.split('+')[0];
+
+/** The engine tried `version` and Helm's install or upgrade of it failed. */
+const failedAt = (release: FluxObject, version: string): boolean => {
+  const released = condition(release, 'Released');
+  return (
+    withoutBuild(release.status?.lastAttemptedRevision) === version &&
+    released?.status === 'False' &&
+    (released.reason === 'InstallFailed' || released.reason === 'UpgradeFailed')
+  );
+};
+
 /** `Ready=True (Succeeded) …; Released=…; history[0] <version> <status>` for messages. */
 function describe(release: FluxObject): string {
   const conditions = (release.status?.conditions ?? [])
@@ -84,7 +100,6 @@ export async function startFluxProvider(
   cli: ClusterCli,
   dir: string,
   chartUrl: string,
-  values: Record<string, unknown>,
 ): Promise<GitOpsProvider> {
   const controllers = await startFluxControllers(cli, dir);
   const read = (kind: string): Promise<FluxObject> =>
@@ -93,6 +108,7 @@ export async function startFluxProvider(
     what: string,
     ms: number,
     ok: (release: FluxObject, source: FluxObject) => boolean,
+    failed: (release: FluxObject) => boolean = () => false,
   ): Promise<string> => {
     const deadline = Date.now() + ms;
     let last = 'not read yet';
@@ -102,6 +118,7 @@ export async function startFluxProvider(
       if (release !== undefined && source !== undefined) {
         last = describe(release);
         if (ok(release, source)) return last;
+        if (failed(release)) throw new Error(`${what}: it failed; HelmRelease: ${last}`);
       }
       await sleep(1_000);
     }
@@ -112,7 +129,7 @@ export async function startFluxProvider(
   return {
     name: 'flux',
     versions: controllers.versions,
-    async select(version) {
+    async select(version, values) {
       const list = {
         apiVersion: 'v1',
         kind: 'List',
@@ -133,31 +150,31 @@ export async function startFluxProvider(
       );
     },
     waitReleased(version: ReleaseVersion, ms: number) {
-      return until(`HelmRelease did not become Ready at ${version}`, ms, (release, source) => {
-        const [last] = release.status?.history ?? [];
-        return (
-          sourceAt(source, version) &&
-          condition(release, 'Ready')?.status === 'True' &&
-          release.status?.observedGeneration === release.metadata.generation &&
-          release.status?.lastAttemptedRevision === version &&
-          last?.chartVersion === version &&
-          last.status === 'deployed'
-        );
-      });
+      return until(
+        `HelmRelease did not become Ready at ${version}`,
+        ms,
+        (release, source) => {
+          const [last] = release.status?.history ?? [];
+          return (
+            sourceAt(source, version) &&
+            condition(release, 'Ready')?.status === 'True' &&
+            release.status?.observedGeneration === release.metadata.generation &&
+            withoutBuild(release.status?.lastAttemptedRevision) === version &&
+            withoutBuild(last?.chartVersion) === version &&
+            last?.status === 'deployed'
+          );
+        },
+        (release) => failedAt(release, version),
+      );
     },
     waitRefused(version: ReleaseVersion, ms: number) {
       return until(
         `HelmRelease did not report ${version} as UpgradeFailed`,
         ms,
-        (release, source) => {
-          const released = condition(release, 'Released');
-          return (
-            sourceAt(source, version) &&
-            release.status?.lastAttemptedRevision === version &&
-            released?.status === 'False' &&
-            released.reason === 'UpgradeFailed'
-          );
-        },
+        (release, source) =>
+          sourceAt(source, version) &&
+          failedAt(release, version) &&
+          condition(release, 'Released')?.reason === 'UpgradeFailed',
       );
     },
     async stop() {

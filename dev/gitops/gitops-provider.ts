@@ -8,8 +8,11 @@ export interface GitOpsProvider {
   readonly name: 'flux' | 'argo';
   /** Versions of the engine's parts, for the result. */
   readonly versions: Readonly<Record<string, string>>;
-  /** Writes the desired state for `version` (the guide's generated resources) and applies it. */
-  select(version: ReleaseVersion): Promise<void>;
+  /**
+   * Writes the desired state for chart `version` with release `values` (the guide's generated
+   * resources) and applies it.
+   */
+  select(version: ReleaseVersion, values: Record<string, unknown>): Promise<void>;
   /** Requests a sync of the unchanged desired state; resolves once the engine handled it. */
   resync(): Promise<void>;
   /** Waits until `version` is released and ready; resolves with the engine's status line. */

@@ -22,11 +22,13 @@ import {
   releaseNamespace,
   webhookSecret,
 } from './stable-secrets.ts';
-import { rejectedDirective, type ReleaseVersion } from './synthetic-releases.ts';
+import type { ReleaseVersion } from './synthetic-releases.ts';
 
 export interface PhaseContext {
   readonly cli: ClusterCli;
   readonly provider: GitOpsProvider;
+  /** The release values of the guide (haptic-values.json). */
+  readonly values: Record<string, unknown>;
   readonly jobs: HookJobWatch;
   readonly traffic: TrafficCheck[];
   readonly during: ProbeSummary[];
@@ -47,6 +49,15 @@ const identitySecrets = ['agent-server-tls', 'agent-client-tls', 'agent-ca'].map
 );
 const stableSecrets = [...identitySecrets, credentialsSecret, webhookSecret, frontendSecret];
 const renewalCronJob = componentName(releaseName, 'agent-renewal');
+/**
+ * The rejected change: a credential rotation committed to Git before its Secret exists. Helm
+ * renders it (the chart looks nothing up); only the pre-rollout Job's live checks refuse it.
+ */
+const unprovisionedSecret = `${credentialsSecret}-rotated`;
+const rejectedValues = (values: Record<string, unknown>): Record<string, unknown> => ({
+  ...values,
+  credentials: { existingSecret: unprovisionedSecret },
+});
 
 /** Both Deployments rolled out, then every replica answering HTTP and HTTPS with one config. */
 async function settled(ctx: PhaseContext, phase: PhaseName): Promise<ReleaseSnapshot> {
@@ -92,7 +103,7 @@ function hookFailures(ctx: PhaseContext, phase: PhaseName, expectPreRollout: boo
 }
 
 async function release(ctx: PhaseContext, phase: PhaseName, version: ReleaseVersion) {
-  await ctx.provider.select(version);
+  await ctx.provider.select(version, ctx.values);
   const status = await ctx.provider.waitReleased(version, minutes(10));
   const snapshot = await settled(ctx, phase);
   ctx.snapshots[phase] = snapshot;
@@ -154,12 +165,16 @@ async function rejectedJob(ctx: PhaseContext): Promise<string[]> {
     ];
   }
   const log = await ctx.cli.kubectl(['logs', `job/${preRolloutJob}`, '-n', releaseNamespace]);
-  const naming = log.split('\n').filter((line) => line.includes(rejectedDirective));
+  const naming = log
+    .split('\n')
+    .filter(
+      (line) => line.includes('credentials.existingSecret') && line.includes(unprovisionedSecret),
+    );
   ctx.rejectionLog.push(...naming);
   return naming.length > 0
     ? []
     : [
-        `kubectl logs job/${preRolloutJob} does not name ${rejectedDirective}: ${log.slice(0, 500)}`,
+        `kubectl logs job/${preRolloutJob} does not name credentials.existingSecret ${unprovisionedSecret}: ${log.slice(0, 500)}`,
       ];
 }
 
@@ -169,7 +184,7 @@ export async function rejectionPhase(ctx: PhaseContext): Promise<PhaseOutcome> {
   const failures: string[] = [];
   let status: string;
   try {
-    await ctx.provider.select('0.0.0-gitops.3');
+    await ctx.provider.select('0.0.0-gitops.3', rejectedValues(ctx.values));
     status = await ctx.provider.waitRefused('0.0.0-gitops.3', minutes(10));
     failures.push(...(await rejectedJob(ctx)));
   } finally {

@@ -126,11 +126,12 @@ try {
     jobs.stop();
     return Promise.resolve();
   });
-  const provider = await startFluxProvider(cli, artifacts, synthetic.chartUrl, values);
+  const provider = await startFluxProvider(cli, artifacts, synthetic.chartUrl);
   stops.push(() => provider.stop());
   const ctx: PhaseContext = {
     cli,
     provider,
+    values,
     jobs,
     traffic: [],
     during: [],

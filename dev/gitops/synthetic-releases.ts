@@ -5,9 +5,7 @@
  * --plain-http`), and the product image (`make image`) with that chart embedded, tagged with
  * the version and copied to the registry (skopeo). Chart and image come from the same build,
  * as the pre-rollout Job's version guard requires.
- *
- * Release 3 is the rejected one: its default HAProxy template loads Lua, which the validator's
- * allow-list refuses, so its pre-rollout Job must fail before anything changes.
+ * Which release is refused, and why, is the phases' business (lifecycle-phases.ts).
  */
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,10 +22,6 @@ export const releaseVersions = [
   '0.0.0-gitops.4',
 ] as const;
 export type ReleaseVersion = (typeof releaseVersions)[number];
-/** The release whose pre-rollout validation must fail. */
-export const rejectedVersion: ReleaseVersion = '0.0.0-gitops.3';
-/** What makes it fail: a directive the HAProxy allow-list refuses, in the default template. */
-export const rejectedDirective = 'lua-load';
 
 export interface SyntheticRelease {
   readonly version: ReleaseVersion;
@@ -64,7 +58,7 @@ async function manifestDigest(endpoint: string, repository: string, tag: string)
   return digest;
 }
 
-/** The chart of `version`: this checkout's chart, renamed, and for the rejected one broken. */
+/** The chart of `version`: this checkout's chart with that version and appVersion. */
 function writeChart(dir: string, version: ReleaseVersion): string {
   const chart = join(dir, 'charts', version, 'haptic');
   cpSync(join(projectRoot, 'chart'), chart, { recursive: true });
@@ -75,13 +69,6 @@ function writeChart(dir: string, version: ReleaseVersion): string {
       .replace(/^version: .*$/m, `version: ${version}`)
       .replace(/^appVersion: .*$/m, `appVersion: ${version}`),
   );
-  if (version === rejectedVersion) {
-    const template = join(chart, 'files', 'default-template', 'haproxy.cfg.liquid');
-    const text = readFileSync(template, 'utf8');
-    const broken = text.replace(/^global\n/m, `global\n  ${rejectedDirective} /tmp/gitops.lua\n`);
-    if (broken === text) throw new Error(`${template} has no global section to break`);
-    writeFileSync(template, broken);
-  }
   return chart;
 }
 
