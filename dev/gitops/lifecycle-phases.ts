@@ -102,9 +102,21 @@ function hookFailures(ctx: PhaseContext, phase: PhaseName, expectPreRollout: boo
   return failures;
 }
 
+/** The findings (`ERROR …` lines) of a failed pre-rollout Job, for a failure message. */
+async function preRolloutFindings(ctx: PhaseContext): Promise<string> {
+  const log = await ctx.cli.kubectlTry(['logs', `job/${preRolloutJob}`, '-n', releaseNamespace]);
+  const errors = log.stdout.split('\n').filter((line) => line.startsWith('ERROR'));
+  return errors.length === 0 ? '' : `; kubectl logs job/${preRolloutJob}: ${errors.join(' | ')}`;
+}
+
 async function release(ctx: PhaseContext, phase: PhaseName, version: ReleaseVersion) {
   await ctx.provider.select(version, ctx.values);
-  const status = await ctx.provider.waitReleased(version, minutes(10));
+  const status = await ctx.provider
+    .waitReleased(version, minutes(10))
+    .catch(async (error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(`${message}${await preRolloutFindings(ctx)}`);
+    });
   const snapshot = await settled(ctx, phase);
   ctx.snapshots[phase] = snapshot;
   return { status, snapshot };
