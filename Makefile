@@ -48,6 +48,17 @@ test: build lint typecheck image
 image: setup
 	image/build.sh
 
+## The GitOps lifecycle suite (dev/gitops/lifecycle.ts) on a real node, under the egress guard:
+## install, repeat sync, upgrade, rejection and forward recovery of four synthetic chart versions
+## through a real GitOps engine (GITOPS_PROVIDER=flux: source-controller + helm-controller),
+## charts and images from a real OCI registry. result.json goes to .gitops/<provider>-<certificates>/.
+GITOPS_PROVIDER ?=
+GITOPS_CERTIFICATES ?= external
+.PHONY: test-gitops-lifecycle
+test-gitops-lifecycle: build image
+	GITOPS_PROVIDER=$(GITOPS_PROVIDER) GITOPS_CERTIFICATES=$(GITOPS_CERTIFICATES) \
+	  node dev/egress-guard.ts -- node dev/gitops/lifecycle.ts
+
 ## The main job, on the real node: helm install with the local image and a registered webhook,
 ## a sample backend Deployment + Service + TLS Ingress, answers through both HAProxy Pods.
 ## Ctrl-C stops everything.
@@ -64,4 +75,4 @@ cluster-down:
 	node dev/cluster-down.ts
 
 clean:
-	rm -rf dist .demo .image
+	rm -rf dist .demo .image .gitops
