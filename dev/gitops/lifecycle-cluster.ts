@@ -21,19 +21,29 @@ export interface LifecycleCluster {
   /** The product image as the node has it imported (the sample backend runs it). */
   readonly image: string;
   readonly shared: boolean;
+  /** Removes what the suite created (on a shared node; a node of its own is stopped whole). */
+  clean(): Promise<void>;
   stop(): Promise<void>;
 }
 
+const fluxKinds = [
+  'helmreleases.helm.toolkit.fluxcd.io',
+  'ocirepositories.source.toolkit.fluxcd.io',
+];
+/** The cluster-scoped objects of the release (IngressClass, webhook configuration, RBAC). */
+const clusterScopedKinds =
+  'ingressclass,validatingwebhookconfiguration,clusterrole,clusterrolebinding';
+
 /**
- * Removes the release and the suite's namespaces (a shared node outlives the run). The Flux
- * objects lose their finalizers first: their controllers may be stopped already; helm
- * uninstall removes the release itself.
+ * Removes the release and the suite's namespaces (a shared node outlives the run). Deleting
+ * the HelmRelease lets helm-controller uninstall the release while it still runs; when it
+ * does not (the controllers are gone: a killed run), the Flux objects lose their finalizers
+ * and the release's objects are deleted by the labels helm-controller put on them.
  */
 export async function removeSuiteObjects(cli: ClusterCli): Promise<void> {
-  for (const kind of [
-    'helmreleases.helm.toolkit.fluxcd.io',
-    'ocirepositories.source.toolkit.fluxcd.io',
-  ]) {
+  const scope = ['-n', fluxNamespace, '--ignore-not-found'];
+  await cli.kubectlTry(['delete', helmReleaseKind, releaseName, ...scope, '--timeout=2m']);
+  for (const kind of fluxKinds) {
     const found = await cli.kubectlTry([
       'get',
       kind,
@@ -43,20 +53,16 @@ export async function removeSuiteObjects(cli: ClusterCli): Promise<void> {
       '-o',
       'name',
     ]);
-    if (found.code !== 0) continue;
+    if (found.code !== 0 || found.stdout.trim() === '') continue;
     await cli.kubectl([
       ...['patch', kind, releaseName, '-n', fluxNamespace, '--type=merge'],
       ...['-p', '{"metadata":{"finalizers":null}}'],
     ]);
-    await cli.kubectl(['delete', kind, releaseName, '-n', fluxNamespace, '--ignore-not-found']);
+    await cli.kubectl(['delete', kind, releaseName, ...scope]);
   }
-  await cli.helm([
-    'uninstall',
-    releaseName,
-    '-n',
-    releaseNamespace,
-    '--ignore-not-found',
-    '--wait',
+  await cli.kubectl([
+    ...['delete', clusterScopedKinds, '--ignore-not-found'],
+    `-l=helm.toolkit.fluxcd.io/name=${releaseName},helm.toolkit.fluxcd.io/namespace=${fluxNamespace}`,
   ]);
   await cli.kubectl([
     ...['delete', 'namespace', releaseNamespace, applicationNamespace, fluxNamespace],
@@ -76,13 +82,20 @@ export async function lifecycleCluster(dir: string): Promise<LifecycleCluster> {
     await importImage(containerdSocket, imageArchivePath(image));
     const cli = clusterCli(shared);
     await removeSuiteObjects(cli);
-    return { cli, image: image.reference, shared: true, stop: () => removeSuiteObjects(cli) };
+    return {
+      cli,
+      image: image.reference,
+      shared: true,
+      clean: () => removeSuiteObjects(cli),
+      stop: () => Promise.resolve(),
+    };
   }
   const local = await startLocalNode(join(dir, 'node'));
   return {
     cli: clusterCli(local.kubeconfigPath),
     image: local.image,
     shared: false,
+    clean: () => Promise.resolve(),
     stop: () => local.stop(),
   };
 }

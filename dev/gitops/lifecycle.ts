@@ -92,7 +92,11 @@ const stops: (() => Promise<unknown>)[] = [];
 let passed = false;
 /** Stops what the run started, newest first, once. */
 async function stopAll(): Promise<void> {
-  for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+  for (const stop of stops.splice(0).reverse()) {
+    await stop().catch((error: unknown) => {
+      process.stderr.write(`clean-up: ${error instanceof Error ? error.message : String(error)}\n`);
+    });
+  }
   rmSync(work, { recursive: true, force: true });
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -128,6 +132,8 @@ try {
   });
   const provider = await startFluxProvider(cli, artifacts, synthetic.chartUrl);
   stops.push(() => provider.stop());
+  // First of the stops: the release goes while helm-controller can still uninstall it.
+  stops.push(() => cluster.clean());
   const ctx: PhaseContext = {
     cli,
     provider,
