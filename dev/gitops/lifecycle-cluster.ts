@@ -26,10 +26,8 @@ export interface LifecycleCluster {
   stop(): Promise<void>;
 }
 
-const fluxKinds = [
-  'helmreleases.helm.toolkit.fluxcd.io',
-  'ocirepositories.source.toolkit.fluxcd.io',
-];
+const helmReleaseKind = 'helmreleases.helm.toolkit.fluxcd.io';
+const fluxKinds = [helmReleaseKind, 'ocirepositories.source.toolkit.fluxcd.io'];
 /** The cluster-scoped objects of the release (IngressClass, webhook configuration, RBAC). */
 const clusterScopedKinds =
   'ingressclass,validatingwebhookconfiguration,clusterrole,clusterrolebinding';
