@@ -77,13 +77,18 @@ const condition = (object: FluxObject, type: string): Condition | undefined =>
  */
 const withoutBuild = (version: string | undefined): string | undefined => version?.split('+')[0];
 
-/** The engine tried `version` and Helm's install or upgrade of it failed. */
+/**
+ * Helm's install or upgrade of `version` failed: the Released condition says so for that
+ * chart (`… with chart haptic@<version>[+digest]: …`; until the next attempt ends, the condition
+ * still describes the previous one).
+ */
 const failedAt = (release: FluxObject, version: string): boolean => {
   const released = condition(release, 'Released');
+  const aboutVersion = new RegExp(`@${version.replaceAll('.', '\\.')}(?![0-9])`);
   return (
-    withoutBuild(release.status?.lastAttemptedRevision) === version &&
     released?.status === 'False' &&
-    (released.reason === 'InstallFailed' || released.reason === 'UpgradeFailed')
+    (released.reason === 'InstallFailed' || released.reason === 'UpgradeFailed') &&
+    aboutVersion.test(released.message ?? '')
   );
 };
 
