@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
+import { watchedSecretSelectors } from '../../../src/controller/watched-secrets.ts';
 import { errorCodes } from '../../../src/errors.ts';
 import { createKubeLiveReader } from '../../../src/webhook/kube-live-reader.ts';
 import { readLiveState } from '../../../src/webhook/release-io.ts';
@@ -84,9 +85,7 @@ afterAll(async () => {
 describe("the controller's Secret access under the chart's RBAC", () => {
   it('lists TLS Secrets in every namespace, as its informer does', async () => {
     const core = controller.makeApiClient(CoreV1Api);
-    const listed = await core.listSecretForAllNamespaces({
-      fieldSelector: 'type=kubernetes.io/tls',
-    });
+    const listed = await core.listSecretForAllNamespaces({ ...watchedSecretSelectors });
     expect(
       listed.items.map((secret) => `${secret.metadata?.namespace}/${secret.metadata?.name}`),
     ).toContain(`${tenant}/shop-tls`);
