@@ -6,6 +6,16 @@ describe('version guard', () => {
     expect(checkChartVersion({ embedded: '0.3.0', expected: '0.3.0' })).toBeUndefined();
   });
 
+  it('ignores build metadata, as SemVer does (Flux appends the OCI digest)', () => {
+    expect(
+      checkChartVersion({ embedded: '0.3.0', expected: '0.3.0+e1ce2bcc39e5' }),
+    ).toBeUndefined();
+    expect(checkChartVersion({ embedded: '0.3.0', expected: '0.3.1+e1ce2bcc39e5' })).toMatchObject({
+      code: 'ChartVersionMismatch',
+      message: expect.stringContaining('(image tag 0.3.1)') as unknown,
+    });
+  });
+
   it('rejects another chart version, saying which image to use', () => {
     expect(checkChartVersion({ embedded: '0.3.0', expected: '0.4.0' })).toEqual({
       code: 'ChartVersionMismatch',

@@ -14,6 +14,21 @@ export interface ChartVersions {
 
 export const versionFlag = '--expect-chart-version';
 
+/**
+ * A chart version without its SemVer build metadata (`+…`), which SemVer leaves out of
+ * comparisons: Flux's helm-controller, for one, appends the OCI digest of the chart it pulled
+ * (`0.3.0+e1ce2bcc39e5`) to the version it installs.
+ */
+function withoutBuild(version: string): string {
+  const plus = version.indexOf('+');
+  return plus === -1 ? version : version.slice(0, plus);
+}
+
+/** Whether two chart versions are the same version (build metadata ignored). */
+export function sameChartVersion(a: string, b: string): boolean {
+  return withoutBuild(a) === withoutBuild(b);
+}
+
 export function checkChartVersion({ embedded, expected }: ChartVersions): Finding | undefined {
   if (expected === undefined || expected === '') {
     return warning(
@@ -22,11 +37,11 @@ export function checkChartVersion({ embedded, expected }: ChartVersions): Findin
       `No chart version to expect was given, so the version guard did not run; the values were checked against the embedded chart ${embedded}. Pass ${versionFlag} (or HAPTIC_EXPECT_CHART_VERSION) to check it.`,
     );
   }
-  return expected === embedded
+  return sameChartVersion(expected, embedded)
     ? undefined
     : error(
         validationCodes.ChartVersionMismatch,
         versionFlag,
-        `Chart version ${expected} is being installed, but this haptic image embeds chart ${embedded}: keep the chart and the image from the same build (image tag ${expected}), or install chart ${embedded}.`,
+        `Chart version ${expected} is being installed, but this haptic image embeds chart ${embedded}: keep the chart and the image from the same build (image tag ${withoutBuild(expected)}), or install chart ${embedded}.`,
       );
 }

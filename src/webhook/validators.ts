@@ -21,6 +21,7 @@ import {
 import type { SecretDecoder } from '../secrets/secret-decoder.ts';
 import { readableBytes } from '../secrets/secret-fields.ts';
 import { parseValues } from '../validation/parse-values.ts';
+import { sameChartVersion } from '../validation/version-guard.ts';
 import {
   InvalidObject,
   type NameRoutes,
@@ -116,7 +117,7 @@ export function valuesSecretValidator(options: ReleaseValidatorOptions): Admissi
     const parsed = parseValues(Buffer.from(bytes).toString('utf8'), source);
     if (!parsed.ok) return single(parsed.finding);
     const version = next.annotations[chartVersionAnnotation];
-    if (version !== undefined && version !== options.chart.version) {
+    if (version !== undefined && !sameChartVersion(version, options.chart.version)) {
       return single({
         code: validationCodes.ValuesForOtherChart,
         severity: 'warning',
