@@ -150,7 +150,10 @@ export class ProjectionObserver {
         ...['exec', '-n', namespace, target.pod, '-c', target.container],
         ...['--', 'sh', '-c', followScript],
       ],
-      { env: { KUBECONFIG: inject('kubeconfig') }, stdio: ['ignore', 'pipe', 'ignore'] },
+      {
+        env: { ...process.env, KUBECONFIG: inject('kubeconfig') },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
     );
     this.#followers.push(follower);
     return new Promise((resolve, reject) => {
