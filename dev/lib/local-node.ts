@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { imageArchivePath, readChartImage } from './chart-image.ts';
 import { clusterCidrs } from './cluster-network.ts';
@@ -27,6 +27,7 @@ export async function startLocalNode(dir: string, ownerPid = process.pid): Promi
   if (!existsSync(archive)) {
     throw new Error(`${archive} is missing: the node runs the product image; run \`make image\`.`);
   }
+  mkdirSync(dir, { recursive: true });
   const routes: SupervisedProcess = await holdUnreachableRoutes(
     clusterCidrs,
     join(dir, 'cluster-routes.log'),
