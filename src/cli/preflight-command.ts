@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
+import type { RenderedObjectView, ValidationReport } from '../validation/index.ts';
 
 interface PreflightFlags {
   readonly values?: readonly string[];
@@ -52,6 +53,18 @@ function retryAdvice({ release, namespace }: PreflightFlags): string {
     `Fix the cause named above, then retry with helm upgrade --install ${release} <chart> -n ${namespace} (a rejected first install leaves a failed release, and helm install cannot reuse its name), ` +
     `or run helm uninstall ${release} -n ${namespace} first. GitOps: correct the values in Git; the next sync or reconciliation reruns this check.\n`
   );
+}
+
+/** The report with the lint of the release's own HAProxyTemplateConfig added. */
+async function withTemplateLint(
+  report: ValidationReport,
+  rendering: Promise<readonly RenderedObjectView[]>,
+): Promise<ValidationReport> {
+  const { lintTemplateConfigs } = await import('./template-config-lint.ts');
+  const findings = await lintTemplateConfigs(await rendering, new Date());
+  return findings.length === 0
+    ? report
+    : { allowed: false, findings: [...report.findings, ...findings] };
 }
 
 /** Runs the preflight and returns its exit code. */
@@ -112,9 +125,10 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
       ...(live === undefined ? {} : { readLive: (reads) => readLiveState(live, reads) }),
     },
   );
-  process.stdout.write(formatReport(report, flags.output, subject));
-  if (!report.allowed) process.stderr.write(retryAdvice(flags));
-  return report.allowed ? 0 : 1;
+  const checked = report.allowed ? await withTemplateLint(report, rendering) : report;
+  process.stdout.write(formatReport(checked, flags.output, subject));
+  if (!checked.allowed) process.stderr.write(retryAdvice(flags));
+  return checked.allowed ? 0 : 1;
 }
 
 export function registerPreflightCommand(program: Command): void {

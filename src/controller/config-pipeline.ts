@@ -66,6 +66,11 @@ export interface RunOptions {
   readonly proposed?: boolean;
   /** Milliseconds the whole run may take; rendering and checking stop when they are up. */
   readonly deadlineMs?: number;
+  /**
+   * Render and lint only, without `haproxy -c` (where no check sandbox runs: the pre-rollout
+   * Job). A success then says nothing of what HAProxy would make of the configuration.
+   */
+  readonly lintOnly?: boolean;
 }
 
 interface CheckResult {
@@ -183,6 +188,16 @@ export class ConfigPipeline {
         left.push(...verdict.excluded);
         current = withoutIngresses(current, verdict.excluded);
         continue;
+      }
+      if (options.lintOnly === true) {
+        return {
+          ok: true,
+          files: rendered.files,
+          digest: rendered.digest,
+          model: rendered.model,
+          renderMs,
+          checkMs,
+        };
       }
       const checkStarted = performance.now();
       const check = await this.#check(rendered.digest, rendered.files, deadline, options);

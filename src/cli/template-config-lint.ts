@@ -1,0 +1,56 @@
+/**
+ * The pre-rollout Job's look at the release's own HAProxyTemplateConfig: rendered as the
+ * controller renders it (with no Ingresses yet) and linted with the allow-list, so a release
+ * whose template loads code or reads files is refused before anything rolls, not by the
+ * webhook after the Deployments changed. `haproxy -c` is not run here (no check sandbox in the
+ * Job); the controller and its webhook still run it.
+ */
+import type { Finding, RenderedObjectView } from '../validation/index.ts';
+import { validationCodes } from '../validation/index.ts';
+import { error } from '../validation/finding.ts';
+import type { ClusterSnapshot } from '../controller/cluster-snapshot.ts';
+import { ConfigPipeline } from '../controller/config-pipeline.ts';
+
+/** A cluster without Ingresses, Services or Secrets: what the template makes of nothing. */
+const nothing: ClusterSnapshot = {
+  ingresses: [],
+  services: new Map(),
+  endpointSlices: new Map(),
+  secrets: new Map(),
+  fqdnNames: new Map(),
+};
+
+export async function lintTemplateConfigs(
+  objects: readonly RenderedObjectView[],
+  now: Date,
+): Promise<Finding[]> {
+  const configs = objects.filter((object) => object.kind === 'HAProxyTemplateConfig');
+  if (configs.length === 0) return [];
+  // With no Ingresses the class selects nothing, and lintOnly stops before haproxy -c, so
+  // neither option is used.
+  const pipeline = new ConfigPipeline({ ingressClass: '', check: { socket: '' } });
+  try {
+    const findings: Finding[] = [];
+    for (const config of configs) {
+      const outcome = await pipeline.run(config.body, nothing, now, {
+        proposed: true,
+        lintOnly: true,
+      });
+      if (outcome.ok) continue;
+      const code =
+        outcome.stage === 'lint'
+          ? validationCodes.RenderedConfigForbidden
+          : validationCodes.TemplateConfigInvalid;
+      findings.push(
+        error(
+          code,
+          `HAProxyTemplateConfig ${config.metadata.name} ${outcome.field}`,
+          `The release's HAProxyTemplateConfig ${config.metadata.name}: ${outcome.message}`,
+        ),
+      );
+    }
+    return findings;
+  } finally {
+    await pipeline.close();
+  }
+}
