@@ -10,6 +10,8 @@ export interface HookJob {
   readonly uid: string;
   /** The lifecycle phase running when the Job appeared. */
   readonly phase: string;
+  /** Its `helm.sh/chart` label: `haptic-<version>` (`+` of build metadata written `_`). */
+  readonly chart: string;
   /** `Complete`, `Failed`, or `running` while neither condition is set. */
   result: string;
   /** The Job's Failed condition message, when it failed. */
@@ -18,7 +20,7 @@ export interface HookJob {
 }
 
 interface JobEvent {
-  readonly metadata?: { name?: string; uid?: string };
+  readonly metadata?: { name?: string; uid?: string; labels?: Record<string, string> };
   readonly status?: { conditions?: readonly { type: string; status: string; message?: string }[] };
 }
 
@@ -39,7 +41,15 @@ export async function watchHookJobs(kubeconfig: string): Promise<HookJobWatch> {
     const uid = object.metadata?.uid ?? '';
     let job = jobs.find((j) => j.uid === uid);
     if (job === undefined) {
-      job = { name, uid, phase: state.phase, result: 'running', message: '', deleted: false };
+      job = {
+        name,
+        uid,
+        phase: state.phase,
+        chart: object.metadata?.labels?.['helm.sh/chart'] ?? '',
+        result: 'running',
+        message: '',
+        deleted: false,
+      };
       jobs.push(job);
     }
     const ended = (object.status?.conditions ?? []).find(

@@ -90,9 +90,25 @@ async function settled(ctx: PhaseContext, phase: PhaseName): Promise<ReleaseSnap
   }
 }
 
-/** Hook Jobs of `phase` (the renewal CronJob's own Jobs aside) that did not complete. */
-function hookFailures(ctx: PhaseContext, phase: PhaseName, expectPreRollout: boolean): string[] {
-  const jobs = ctx.jobs.jobs.filter((j) => j.phase === phase && !j.name.startsWith(renewalCronJob));
+/** Whether a Job's `helm.sh/chart` label names chart `version` (Flux adds `+<digest>`, as `_…`). */
+function ofVersion(chart: string, version: ReleaseVersion): boolean {
+  return chart === `haptic-${version}` || chart.startsWith(`haptic-${version}_`);
+}
+
+/**
+ * Hook Jobs of `version` that ran during `phase` (the renewal CronJob's own Jobs aside) and did
+ * not complete. Jobs of another version are not this phase's: a retry of the refused version
+ * that Flux (RetryOnFailure) starts while the next one is being selected may fail, as it must.
+ */
+function hookFailures(
+  ctx: PhaseContext,
+  phase: PhaseName,
+  version: ReleaseVersion,
+  expectPreRollout: boolean,
+): string[] {
+  const jobs = ctx.jobs.jobs.filter(
+    (j) => j.phase === phase && !j.name.startsWith(renewalCronJob) && ofVersion(j.chart, version),
+  );
   const failures = jobs
     .filter((j) => j.result !== 'Complete')
     .map((j) => `hook Job ${j.name} ended ${j.result} ${j.message}`.trim());
@@ -124,7 +140,7 @@ async function release(ctx: PhaseContext, phase: PhaseName, version: ReleaseVers
 
 export async function installPhase(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { status } = await release(ctx, 'install', '0.0.0-gitops.1');
-  return { failures: hookFailures(ctx, 'install', true), status };
+  return { failures: hookFailures(ctx, 'install', '0.0.0-gitops.1', true), status };
 }
 
 export async function repeatPhase(ctx: PhaseContext): Promise<PhaseOutcome> {
@@ -154,7 +170,7 @@ export async function upgradePhase(ctx: PhaseContext): Promise<PhaseOutcome> {
   const failures = [
     ...differences('Secret data hash of', before.secrets, after.secrets, stableSecrets),
     ...kept.map((pod) => `Pod ${pod} was not rolled by the upgrade`),
-    ...hookFailures(ctx, 'upgrade', true),
+    ...hookFailures(ctx, 'upgrade', '0.0.0-gitops.2', true),
   ];
   return { failures, status };
 }
@@ -238,7 +254,7 @@ export async function recoveryPhase(ctx: PhaseContext): Promise<PhaseOutcome> {
       snapshot.secrets,
       stableSecrets,
     ),
-    ...hookFailures(ctx, 'recovery', true),
+    ...hookFailures(ctx, 'recovery', '0.0.0-gitops.4', true),
     ...failedJobs.map((j) => `failed Job ${j.metadata.name} still kept after the recovery`),
   ];
   return { failures, status };
