@@ -47,27 +47,32 @@ const ingress = {
   },
 };
 
+/** A reviewer over an empty cluster whose HAProxyTemplateConfig is `config`. */
+function reviewerOf(config: typeof hostile, concurrency?: number) {
+  return createRoutingReviewer({
+    watch: {
+      snapshot: () => ({
+        ingresses: [],
+        services: new Map(),
+        endpointSlices: new Map(),
+        secrets: new Map(),
+        fqdnNames: new Map(),
+      }),
+      templateConfig: () => config,
+      ourClassIsDefault: () => false,
+    },
+    pipeline,
+    ingressClass: 'haptic',
+    namespace: 'haptic',
+    templateConfigName: 'haptic',
+    ...(concurrency === undefined ? {} : { concurrency }),
+  });
+}
+
 describe('a routing review under a hostile template', () => {
   it('is denied with the reason before the webhook deadline, counting the wait for a slot', async () => {
     // One slot: the second review waits for the first, and its time runs meanwhile.
-    const reviewer = createRoutingReviewer({
-      watch: {
-        snapshot: () => ({
-          ingresses: [],
-          services: new Map(),
-          endpointSlices: new Map(),
-          secrets: new Map(),
-          fqdnNames: new Map(),
-        }),
-        templateConfig: () => hostile,
-        ourClassIsDefault: () => false,
-      },
-      pipeline,
-      ingressClass: 'haptic',
-      namespace: 'haptic',
-      templateConfigName: 'haptic',
-      concurrency: 1,
-    });
+    const reviewer = reviewerOf(hostile, 1);
     const started = performance.now();
     const answered = (report: Awaited<ReturnType<typeof reviewer.reviewIngress>>) => ({
       report,
@@ -115,23 +120,7 @@ describe('a routing review whose haproxy -c cannot run', () => {
       metadata: { ...hostile.metadata, uid: 'plain' },
       spec: { haproxyConfig: { template: 'global\n  maxconn 100\n' } },
     };
-    const reviewer = createRoutingReviewer({
-      watch: {
-        snapshot: () => ({
-          ingresses: [],
-          services: new Map(),
-          endpointSlices: new Map(),
-          secrets: new Map(),
-          fqdnNames: new Map(),
-        }),
-        templateConfig: () => plain,
-        ourClassIsDefault: () => false,
-      },
-      pipeline,
-      ingressClass: 'haptic',
-      namespace: 'haptic',
-      templateConfigName: 'haptic',
-    });
+    const reviewer = reviewerOf(plain);
     const report = await reviewer.reviewIngress(ingress, 'app');
     expect(report).toEqual({
       allowed: true,
