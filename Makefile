@@ -26,20 +26,25 @@ lint: setup
 typecheck: setup
 	tsc -p tsconfig.json
 
+# A test run's fixtures go to a temporary directory of its own, removed when the run ends.
+run_tmpdir = tmp=$$(mktemp -d -t haptic-test-XXXXXX); trap 'rm -rf "$$tmp"' EXIT; export TMPDIR=$$tmp;
+
 test-unit: setup
-	vitest run --project unit
+	$(run_tmpdir) vitest run --project unit
 
 # Integration tests run under the egress guard: the run fails if anything it started sent a
 # packet off this machine (dev/egress-guard.ts). The image is built first: its build reaches
 # the package registries, which the guard forbids. Both projects start a node (one per
 # machine), so they run one after the other.
 test-integration: build image
-	node dev/egress-guard.ts -- vitest run --project integration
+	$(run_tmpdir) \
+	node dev/egress-guard.ts -- vitest run --project integration && \
 	node dev/egress-guard.ts -- vitest run --project node
 
 ## All set-up, then lint, typecheck, the image, unit and integration tests (under the egress guard).
 test: build lint typecheck image
-	node dev/egress-guard.ts -- vitest run --project unit --project integration
+	$(run_tmpdir) \
+	node dev/egress-guard.ts -- vitest run --project unit --project integration && \
 	node dev/egress-guard.ts -- vitest run --project node
 
 ## The product's image without Docker: .image/haptic-<appVersion>.oci.tar (OCI archive, named

@@ -186,13 +186,14 @@ export class Reconciler {
     const generation = config.metadata?.generation ?? 0;
     if (failed.length === 0) {
       if (results.length > 0 || delivery.desired?.digest === digest) {
+        // Stamped when the agents answered, not after the status write (which may be slow).
+        metrics.lastSuccess.setToCurrentTime();
         await reporter.setCondition(config, {
           ready: true,
           reason: 'Delivered',
           message: `The configuration ${digest.slice(0, 19)} passed haproxy -c and runs on the agents.`,
           observedGeneration: generation,
         });
-        metrics.lastSuccess.setToCurrentTime();
         await publisher?.publish(served);
       }
       return;

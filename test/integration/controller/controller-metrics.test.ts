@@ -82,10 +82,11 @@ beforeAll(async () => {
     () => site.everywhere('shop.example.com', '/', ['http']),
     (answers) => answers.length === 2 && answers.every((answer) => answer === '200 alpha /'),
   );
+  // The agents serve the Ingress a moment before the controller has their answer and stamps it.
   text = await eventually(
-    'a delivery recorded',
+    'the delivery that served the Ingress recorded',
     scrape,
-    (metrics) => value(metrics, 'haptic_config_last_success_timestamp_seconds') > 0,
+    (metrics) => value(metrics, 'haptic_config_last_success_timestamp_seconds') >= startedAt,
   );
 }, 240_000);
 
@@ -139,7 +140,6 @@ describe('the controller metrics after a real reconcile', () => {
 
   it('stamps the last successful delivery with the time it happened', async () => {
     const stamp = value(text, 'haptic_config_last_success_timestamp_seconds');
-    expect(stamp).toBeGreaterThanOrEqual(startedAt);
     expect(stamp).toBeLessThanOrEqual(Date.now() / 1000);
     // A later change delivered moves it on.
     await site.apply(
