@@ -6,6 +6,9 @@
  * registered, to separate its cost from the CLI's start-up. Run `make build` first.
  *
  *   node bench/preflight.ts [runs=15]
+ *
+ * The last line is one JSON object, `{"liveRatio": …, "offlineRatio": …}` (medians over the
+ * median of `helm template`), so any later run can be compared.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -96,14 +99,22 @@ try {
     const sorted = [...values].sort((a, b) => a - b);
     return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   };
-  const base = quantile(times['helm template'] ?? [], 0.5);
+  const median = (name: string): number => quantile(times[name] ?? [], 0.5);
+  const base = median('helm template');
   console.log(`runs: ${runs} each, interleaved, after 2 warm-up rounds; node ${process.version}`);
   for (const [name, values] of Object.entries(times)) {
-    const median = quantile(values, 0.5);
+    const middle = quantile(values, 0.5);
     console.log(
-      `${name.padEnd(32)} median ${median.toFixed(0).padStart(5)} ms   p90 ${quantile(values, 0.9).toFixed(0).padStart(5)} ms   ${(median / base).toFixed(2)}× helm template`,
+      `${name.padEnd(32)} median ${middle.toFixed(0).padStart(5)} ms   p90 ${quantile(values, 0.9).toFixed(0).padStart(5)} ms   ${(middle / base).toFixed(2)}× helm template`,
     );
   }
+  const ratio = (name: string): number => Number((median(name) / base).toFixed(2));
+  console.log(
+    JSON.stringify({
+      liveRatio: ratio('haptic preflight (live)'),
+      offlineRatio: ratio('haptic preflight --offline'),
+    }),
+  );
 } finally {
   await plane.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -5,11 +5,17 @@
  * Each request is an AdmissionReview UPDATE of the agent identity Secret (old and new object,
  * stage 2 of the guide's CA rotation: new identity, new CA, previous CA until a deadline).
  *
- * Two phases: every request with the same Secret contents (what the API server sends for
+ * Three phases: every request with the same Secret contents (what the API server sends for
  * retries and repeated applies: decoded material is cached), then every request with
- * contents the webhook has not seen before (cold decoding and chain verification).
+ * contents the webhook has not seen before (cold decoding and chain verification), both
+ * closed-loop; then open loop: requests of contents not seen before sent on a fixed schedule
+ * (`rate` per second for `seconds`), whatever the answers, each latency counted from its
+ * scheduled start (so a stalled server is not hidden by a stalled sender).
  *
- *   node bench/webhook-review.ts [requests=4000] [concurrency=100]
+ *   node bench/webhook-review.ts [requests=4000] [concurrency=100] [rate=200] [seconds=10]
+ *
+ * The last line is one JSON object, `{"coldCpuMs": …, "openLoopP99Ms": …}`: server CPU per
+ * cold review and the open-loop p99 latency, so any later run can be compared.
  *
  * BENCH_SERVER_FLAGS passes Node flags to the server process, for example
  * `--max-semi-space-size=32` (fewer young-generation collections under load).
@@ -158,6 +164,33 @@ function post(target: Target, body: string): Promise<number> {
   });
 }
 
+/**
+ * Sends `bodies` at `rate` per second on a fixed schedule (open loop) and returns each
+ * latency measured from the request's scheduled start.
+ */
+async function openLoop(
+  target: Target,
+  bodies: readonly string[],
+  rate: number,
+): Promise<number[]> {
+  const started = performance.now();
+  const pending: Promise<number>[] = [];
+  while (pending.length < bodies.length) {
+    const due = Math.min(
+      bodies.length,
+      Math.floor(((performance.now() - started) * rate) / 1000) + 1,
+    );
+    while (pending.length < due) {
+      const scheduled = started + (pending.length * 1000) / rate;
+      const body = bodies[pending.length] ?? '';
+      pending.push(post(target, body).then(() => performance.now() - scheduled));
+    }
+    const next = started + (pending.length * 1000) / rate;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
+  }
+  return Promise.all(pending);
+}
+
 async function load(
   target: Target,
   bodies: readonly string[],
@@ -203,6 +236,8 @@ function serverStats(child: ChildProcess): Promise<ServerStats> {
 async function measure(): Promise<void> {
   const total = Number(process.argv[2] ?? 4000);
   const concurrency = Number(process.argv[3] ?? 100);
+  const rate = Number(process.argv[4] ?? 200);
+  const openLoopCount = rate * Number(process.argv[5] ?? 10);
   const child = fork(fileURLToPath(import.meta.url), ['serve'], {
     stdio: 'inherit',
     execArgv: (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean),
@@ -215,21 +250,26 @@ async function measure(): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const target = { port, agent, ca };
   try {
-    process.stdout.write(`generating ${total} distinct rotations...\n`);
-    const distinct: string[] = [];
-    for (let i = 0; i < total; i += 50) {
-      distinct.push(
+    process.stdout.write(`generating ${total + openLoopCount} distinct rotations...\n`);
+    const generated: string[] = [];
+    for (let i = 0; i < total + openLoopCount; i += 50) {
+      generated.push(
         ...(await Promise.all(
-          Array.from({ length: Math.min(50, total - i) }, (_, j) => rotation(i + j)),
+          Array.from({ length: Math.min(50, total + openLoopCount - i) }, (_, j) =>
+            rotation(i + j),
+          ),
         )),
       );
     }
+    const distinct = generated.slice(0, total);
+    const unseen = generated.slice(total);
     const same = Array.from({ length: total }, () => distinct[0] ?? '');
     await load(target, same.slice(0, Math.min(500, total)), concurrency); // warm-up: connections, JIT
     console.log(
       `node ${process.version}, ${concurrency} requests in flight, TLS 1.3 keep-alive, one server process`,
     );
     let before = await serverStats(child);
+    let coldCpuMs = NaN;
     for (const [name, bodies] of [
       ['same Secret contents (cached)', same],
       ['distinct Secret contents (cold)', distinct],
@@ -241,13 +281,29 @@ async function measure(): Promise<void> {
       const client = process.cpuUsage(clientCpu);
       const after = await serverStats(child);
       const review = quantiles(after.reviewMs);
+      const serverCpuMs = (after.cpuMs - before.cpuMs) / bodies.length;
       console.log(summary(name, latencies, seconds));
       console.log(
         `${''.padEnd(34)} validation inside the server: p50 ${review(0.5)} ms  p99 ${review(0.99)} ms; ` +
-          `CPU per request: server ${((after.cpuMs - before.cpuMs) / bodies.length).toFixed(2)} ms, client ${((client.user + client.system) / 1000 / bodies.length).toFixed(2)} ms`,
+          `CPU per request: server ${serverCpuMs.toFixed(2)} ms, client ${((client.user + client.system) / 1000 / bodies.length).toFixed(2)} ms`,
       );
+      coldCpuMs = serverCpuMs;
       before = after;
     }
+    const started = performance.now();
+    const latencies = await openLoop(target, unseen, rate);
+    const seconds = (performance.now() - started) / 1000;
+    const after = await serverStats(child);
+    console.log(summary(`open loop, ${rate}/s, distinct (cold)`, latencies, seconds));
+    console.log(
+      `${''.padEnd(34)} CPU per request: server ${((after.cpuMs - before.cpuMs) / unseen.length).toFixed(2)} ms`,
+    );
+    console.log(
+      JSON.stringify({
+        coldCpuMs: Number(coldCpuMs.toFixed(2)),
+        openLoopP99Ms: Number(quantiles(latencies)(0.99)),
+      }),
+    );
   } finally {
     agent.destroy();
     child.disconnect();
