@@ -4,18 +4,23 @@
 # test run's egress guard), iproute2 (the local cluster's unreachable routes), mmdebstrap (the
 # image's Debian base, make image) and runc (runs the image in its tests); containerd, the CNI
 # plugins, busybox-static and catatonit (the real node's runtime and its local images, make node-up).
-# skopeo copies the product image to the GitOps lifecycle suite's OCI registry (make test-gitops-lifecycle).
+# skopeo copies the product image to the GitOps lifecycle suite's OCI registry; redis-server is
+# Argo CD's cache (make test-gitops-lifecycle).
 set -euo pipefail
 missing=()
 for pair in haproxy:haproxy jq:jq openssl:openssl iptables:iptables ip:iproute2 mmdebstrap:mmdebstrap runc:runc \
-  containerd:containerd /usr/lib/cni/bridge:containernetworking-plugins busybox:busybox-static catatonit:catatonit skopeo:skopeo; do
+  containerd:containerd /usr/lib/cni/bridge:containernetworking-plugins busybox:busybox-static catatonit:catatonit skopeo:skopeo \
+  redis-server:redis-server; do
   command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# The haproxy package starts a system service on :80 that we don't want; tests run their own.
-if [[ " ${missing[*]} " == *" haproxy "* ]]; then
-  $sudo systemctl disable --now haproxy >/dev/null 2>&1 || $sudo service haproxy stop >/dev/null 2>&1 || true
-fi
+# The haproxy and redis-server packages start system services (:80, :6379) that we don't want;
+# the tests and the suite run their own.
+for service in haproxy redis-server; do
+  if [[ " ${missing[*]} " == *" $service "* ]]; then
+    $sudo systemctl disable --now "$service" >/dev/null 2>&1 || $sudo service "$service" stop >/dev/null 2>&1 || true
+  fi
+done

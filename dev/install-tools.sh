@@ -23,6 +23,7 @@ tools=(
   "registry registry github.com/distribution/distribution/v3/cmd/registry"
   "source-controller flux github.com/fluxcd/source-controller"
   "helm-controller flux github.com/fluxcd/helm-controller"
+  "argocd argocd github.com/argoproj/argo-cd/v3/cmd"
 )
 
 goversion=$(go env GOVERSION)
@@ -41,7 +42,8 @@ for entry in "${tools[@]}"; do
   if [ ! -x "$target" ]; then
     echo "building $name ($pkg, key $key)" >&2
     start=$SECONDS
-    (cd "$root/tools/$dir" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$target.tmp.$$" "$pkg")
+    # A wrapper that names a newer toolchain (tools/argocd) gets it from the module proxy.
+    (cd "$root/tools/$dir" && GOTOOLCHAIN=auto CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$target.tmp.$$" "$pkg")
     mv -f "$target.tmp.$$" "$target"  # atomic: a concurrent run sees all or nothing
     echo "built $name in $((SECONDS - start))s" >&2
   fi

@@ -4,34 +4,22 @@
  * leader election off, metrics and health on loopback ports of their own, source-controller's
  * artifact server and storage on loopback; their CRDs from the modules' config/crd/bases.
  */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { execa } from 'execa';
 import { freePort } from '../lib/free-port.ts';
 import { startSupervised, type SupervisedProcess } from '../lib/supervised-process.ts';
-import { projectRoot, toolPath } from '../lib/tools.ts';
+import { toolPath } from '../lib/tools.ts';
 import type { ClusterCli } from './cluster-cli.ts';
+import { moduleDir, waitHealthy } from './engine-process.ts';
 
 export const fluxNamespace = 'flux-system';
 const sourceModule = 'github.com/fluxcd/source-controller';
 const helmModule = 'github.com/fluxcd/helm-controller';
-const fluxTools = join(projectRoot, 'tools', 'flux');
 
 export interface FluxControllers {
   /** Module versions: source-controller, helm-controller. */
   readonly versions: Readonly<Record<string, string>>;
   stop(): Promise<void>;
-}
-
-/** The module's directory in the Go module cache (downloaded when tools/flux was built). */
-async function moduleDir(module: string): Promise<{ dir: string; version: string }> {
-  const { stdout } = await execa('go', ['list', '-m', '-json', module], { cwd: fluxTools });
-  const info = JSON.parse(stdout) as { Dir?: string; Version?: string };
-  if (info.Dir === undefined || info.Version === undefined) {
-    throw new Error(`${module} is not in the Go module cache; run dev/install-tools.sh first.`);
-  }
-  return { dir: info.Dir, version: info.Version };
 }
 
 async function installCrds(cli: ClusterCli, moduleRoot: string): Promise<void> {
@@ -41,22 +29,9 @@ async function installCrds(cli: ClusterCli, moduleRoot: string): Promise<void> {
   }
 }
 
-async function waitHealthy(name: string, port: number, process: SupervisedProcess, log: string) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const answer = await fetch(`http://127.0.0.1:${String(port)}/readyz`).catch(() => undefined);
-    if (answer?.status === 200) return;
-    const exited = await Promise.race([process.exited.then(() => true), sleep(250, false)]);
-    if (exited || Date.now() > deadline) {
-      const last = readFileSync(log, 'utf8').trim().split('\n').slice(-3).join(' | ');
-      throw new Error(`${name} did not become ready on 127.0.0.1:${String(port)}: ${last}`);
-    }
-  }
-}
-
 export async function startFluxControllers(cli: ClusterCli, dir: string): Promise<FluxControllers> {
-  const source = await moduleDir(sourceModule);
-  const helm = await moduleDir(helmModule);
+  const source = await moduleDir('flux', sourceModule);
+  const helm = await moduleDir('flux', helmModule);
   await installCrds(cli, source.dir);
   await installCrds(cli, helm.dir);
   await cli.kubectl(
@@ -91,7 +66,7 @@ export async function startFluxControllers(cli: ClusterCli, dir: string): Promis
       },
     });
     started.push(process);
-    await waitHealthy(name, health, process, log);
+    await waitHealthy(name, `http://127.0.0.1:${String(health)}/readyz`, process, log);
   };
   try {
     await start('source-controller', [

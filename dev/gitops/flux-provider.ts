@@ -134,6 +134,7 @@ export async function startFluxProvider(
   return {
     name: 'flux',
     versions: controllers.versions,
+    resyncRunsHooks: false,
     async select(version, values) {
       const list = {
         apiVersion: 'v1',
@@ -186,4 +187,36 @@ export async function startFluxProvider(
       await controllers.stop();
     },
   };
+}
+
+const fluxKinds = [
+  'helmreleases.helm.toolkit.fluxcd.io',
+  'ocirepositories.source.toolkit.fluxcd.io',
+];
+
+/**
+ * Deleting the HelmRelease lets helm-controller uninstall the release while it still runs;
+ * when it does not (the controllers are gone: a killed run), the Flux objects lose their
+ * finalizers and the release's objects go with their namespace and instance label.
+ */
+export async function removeFluxObjects(cli: ClusterCli): Promise<void> {
+  const scope = ['-n', fluxNamespace, '--ignore-not-found'];
+  await cli.kubectlTry(['delete', fluxKinds[0] ?? '', releaseName, ...scope, '--timeout=2m']);
+  for (const kind of fluxKinds) {
+    const found = await cli.kubectlTry([
+      'get',
+      kind,
+      releaseName,
+      '-n',
+      fluxNamespace,
+      '-o',
+      'name',
+    ]);
+    if (found.code !== 0 || found.stdout.trim() === '') continue;
+    await cli.kubectl([
+      ...['patch', kind, releaseName, '-n', fluxNamespace, '--type=merge'],
+      ...['-p', '{"metadata":{"finalizers":null}}'],
+    ]);
+    await cli.kubectl(['delete', kind, releaseName, ...scope]);
+  }
 }

@@ -9,6 +9,11 @@ export interface GitOpsProvider {
   /** Versions of the engine's parts, for the result. */
   readonly versions: Readonly<Record<string, string>>;
   /**
+   * Whether a sync of unchanged desired state runs the chart's hooks again: an Argo CD sync
+   * always runs PreSync hooks; Flux does not upgrade an unchanged release.
+   */
+  readonly resyncRunsHooks: boolean;
+  /**
    * Writes the desired state for chart `version` with release `values` (the guide's generated
    * resources) and applies it.
    */

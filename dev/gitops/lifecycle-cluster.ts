@@ -12,7 +12,10 @@ import { containerdSocket } from '../lib/node/node-config.ts';
 import { nodeRunning } from '../lib/node/node-host.ts';
 import { importImage } from '../lib/node/node-images.ts';
 import { clusterCli, type ClusterCli } from './cluster-cli.ts';
+import { argoNamespace } from './argo-controllers.ts';
+import { removeArgoObjects } from './argo-provider.ts';
 import { fluxNamespace } from './flux-controllers.ts';
+import { removeFluxObjects } from './flux-provider.ts';
 import { applicationNamespace } from './haproxy-traffic.ts';
 import { releaseName, releaseNamespace } from './stable-secrets.ts';
 
@@ -26,45 +29,25 @@ export interface LifecycleCluster {
   stop(): Promise<void>;
 }
 
-const helmReleaseKind = 'helmreleases.helm.toolkit.fluxcd.io';
-const fluxKinds = [helmReleaseKind, 'ocirepositories.source.toolkit.fluxcd.io'];
 /** The cluster-scoped objects of the release (IngressClass, webhook configuration, RBAC). */
 const clusterScopedKinds =
   'ingressclass,validatingwebhookconfiguration,clusterrole,clusterrolebinding';
 
 /**
- * Removes the release and the suite's namespaces (a shared node outlives the run). Deleting
- * the HelmRelease lets helm-controller uninstall the release while it still runs; when it
- * does not (the controllers are gone: a killed run), the Flux objects lose their finalizers
- * and the release's objects are deleted by the labels helm-controller put on them.
+ * Removes the release and the suite's namespaces (a shared node outlives the run): each
+ * engine's objects first, then the release's cluster-scoped objects by the chart's instance
+ * label, then the namespaces.
  */
 export async function removeSuiteObjects(cli: ClusterCli): Promise<void> {
-  const scope = ['-n', fluxNamespace, '--ignore-not-found'];
-  await cli.kubectlTry(['delete', helmReleaseKind, releaseName, ...scope, '--timeout=2m']);
-  for (const kind of fluxKinds) {
-    const found = await cli.kubectlTry([
-      'get',
-      kind,
-      releaseName,
-      '-n',
-      fluxNamespace,
-      '-o',
-      'name',
-    ]);
-    if (found.code !== 0 || found.stdout.trim() === '') continue;
-    await cli.kubectl([
-      ...['patch', kind, releaseName, '-n', fluxNamespace, '--type=merge'],
-      ...['-p', '{"metadata":{"finalizers":null}}'],
-    ]);
-    await cli.kubectl(['delete', kind, releaseName, ...scope]);
-  }
+  await removeFluxObjects(cli);
+  await removeArgoObjects(cli);
   await cli.kubectl([
     ...['delete', clusterScopedKinds, '--ignore-not-found'],
-    `-l=helm.toolkit.fluxcd.io/name=${releaseName},helm.toolkit.fluxcd.io/namespace=${fluxNamespace}`,
+    `-l=app.kubernetes.io/instance=${releaseName}`,
   ]);
   await cli.kubectl([
-    ...['delete', 'namespace', releaseNamespace, applicationNamespace, fluxNamespace],
-    ...['--ignore-not-found', '--timeout=3m'],
+    ...['delete', 'namespace', releaseNamespace, applicationNamespace],
+    ...[fluxNamespace, argoNamespace, '--ignore-not-found', '--timeout=3m'],
   ]);
 }
 

@@ -155,9 +155,13 @@ export async function repeatPhase(ctx: PhaseContext): Promise<PhaseOutcome> {
     ...differences('Pod UID of', before.pods, after.pods),
     ...differences('Deployment generation/template of', before.deployments, after.deployments),
     ...differences('live config digest of', before.configDigests, after.configDigests),
-    ...ctx.jobs.jobs
-      .filter((j) => j.phase === 'repeat' && !j.name.startsWith(renewalCronJob))
-      .map((j) => `an unchanged sync ran Job ${j.name}`),
+    // An Argo CD sync runs the PreSync hooks again, and they must leave everything as it was;
+    // Flux does not upgrade an unchanged release.
+    ...(ctx.provider.resyncRunsHooks
+      ? hookFailures(ctx, 'repeat', '0.0.0-gitops.1', true)
+      : ctx.jobs.jobs
+          .filter((j) => j.phase === 'repeat' && !j.name.startsWith(renewalCronJob))
+          .map((j) => `an unchanged sync ran Job ${j.name}`)),
     ...ctx.traffic.filter((c) => c.phase === 'repeat' && !c.ok).map(describeCheck),
   ];
   return { failures, status };

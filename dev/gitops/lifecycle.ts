@@ -1,4 +1,4 @@
-// make test-gitops-lifecycle GITOPS_PROVIDER=flux [GITOPS_CERTIFICATES=external]
+// make test-gitops-lifecycle GITOPS_PROVIDER=argo|flux [GITOPS_CERTIFICATES=external]
 // [GITOPS_ARTIFACTS=dir]: the GitOps guide's install, repeat sync, upgrade, rejection and
 // forward recovery through a real GitOps engine on the real node, with four synthetic chart
 // versions from this checkout in a real OCI registry. Writes result.json to the artifacts
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { projectRoot, toolPath } from '../lib/tools.ts';
+import { startArgoProvider } from './argo-provider.ts';
 import type { ClusterCli } from './cluster-cli.ts';
 import { startFluxProvider } from './flux-provider.ts';
 import type { GitOpsProvider } from './gitops-provider.ts';
@@ -39,9 +40,9 @@ const certificates = process.env.GITOPS_CERTIFICATES || 'external';
 const say = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-if (providerName !== 'flux') {
+if (providerName !== 'flux' && providerName !== 'argo') {
   process.stderr.write(
-    `GITOPS_PROVIDER=${providerName || '(unset)'}: this suite runs GITOPS_PROVIDER=flux (Argo CD is not built yet).\n`,
+    `GITOPS_PROVIDER=${providerName || '(unset)'}: name the GitOps engine, GITOPS_PROVIDER=argo or GITOPS_PROVIDER=flux.\n`,
   );
   process.exit(2);
 }
@@ -130,9 +131,12 @@ try {
     jobs.stop();
     return Promise.resolve();
   });
-  const provider = await startFluxProvider(cli, artifacts, synthetic.chartUrl);
+  const provider =
+    providerName === 'argo'
+      ? await startArgoProvider(cli, artifacts, synthetic.chartRepository)
+      : await startFluxProvider(cli, artifacts, synthetic.chartUrl);
   stops.push(() => provider.stop());
-  // First of the stops: the release goes while helm-controller can still uninstall it.
+  // First of the stops: the release goes while the engine's controllers still run.
   stops.push(() => cluster.clean());
   const ctx: PhaseContext = {
     cli,

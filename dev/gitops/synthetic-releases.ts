@@ -32,8 +32,10 @@ export interface SyntheticRelease {
 }
 
 export interface SyntheticReleases {
-  /** `oci://…/charts/haptic`, as this machine reaches it. */
+  /** `oci://…/charts/haptic`, as this machine reaches it (Flux's OCIRepository URL). */
   readonly chartUrl: string;
+  /** `host:port/charts`: the same repository in Argo CD's Helm source format (no `oci://`). */
+  readonly chartRepository: string;
   /** The image repository as the node pulls it (the chart's `image.repository`). */
   readonly imageRepository: string;
   readonly releases: readonly SyntheticRelease[];
@@ -126,6 +128,7 @@ export async function publishSyntheticReleases(
   }
   return {
     chartUrl: `${chartRegistry}/haptic`,
+    chartRepository: `${registry.hostEndpoint}/charts`,
     imageRepository: `${registry.nodeEndpoint}/haptic`,
     releases,
   };

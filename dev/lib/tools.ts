@@ -18,7 +18,8 @@ export type PinnedTool =
   | 'umoci'
   | 'registry'
   | 'source-controller'
-  | 'helm-controller';
+  | 'helm-controller'
+  | 'argocd';
 
 /** Where a pinned tool lives in .tools/bin, whether or not it is there yet. */
 export function pinnedToolBin(name: PinnedTool): string {
