@@ -27,7 +27,8 @@ typecheck: setup
 	tsc -p tsconfig.json
 
 # A test run's fixtures go to a temporary directory of its own, removed when the run ends.
-run_tmpdir = tmp=$$(mktemp -d -t haptic-test-XXXXXX); trap 'rm -rf "$$tmp"' EXIT; export TMPDIR=$$tmp;
+# Open to every user like /tmp (sandbox tests run HAProxy as other users inside it).
+run_tmpdir = tmp=$$(mktemp -d -t haptic-test-XXXXXX); trap 'rm -rf "$$tmp"' EXIT; chmod 1777 "$$tmp"; export TMPDIR=$$tmp;
 
 test-unit: setup
 	$(run_tmpdir) vitest run --project unit
