@@ -1,18 +1,37 @@
 /**
  * The `haptic` command line (commander wiring only), loaded by `main.ts` once the Node version
  * is known to fit.
+ *
+ * Each command's module is loaded only when it is needed: when the first argument names a
+ * command, only that command is registered (its module's own imports cost start-up time that
+ * the other commands, `haptic preflight` first, should not pay); otherwise (no command, `help`,
+ * `--help`, an option, an unknown name) every command is, so help lists them all and commander
+ * suggests the closest name exactly as before.
  */
 import { Command } from 'commander';
 import { describeError } from '../errors.ts';
 import { readPackageVersion } from '../version.ts';
-import { registerAgentCommand } from './agent-command.ts';
-import { registerCertificatesCommand } from './certificates-command.ts';
-import { registerConfigCommand } from './config-command.ts';
-import { registerCrdsCommand } from './crds-command.ts';
-import { registerPreflightCommand } from './preflight-command.ts';
-import { registerRunCommand } from './run-command.ts';
-import { registerSandboxCommand } from './sandbox-command.ts';
-import { registerWebhookCommand } from './webhook-command.ts';
+
+type Register = (program: Command) => void;
+
+/** Every command but `version`, by name, in the order help lists them. */
+const commands: Readonly<Record<string, () => Promise<Register>>> = {
+  agent: async () => (await import('./agent-command.ts')).registerAgentCommand,
+  certificates: async () => (await import('./certificates-command.ts')).registerCertificatesCommand,
+  config: async () => (await import('./config-command.ts')).registerConfigCommand,
+  crds: async () => (await import('./crds-command.ts')).registerCrdsCommand,
+  preflight: async () => (await import('./preflight-command.ts')).registerPreflightCommand,
+  run: async () => (await import('./run-command.ts')).registerRunCommand,
+  sandbox: async () => (await import('./sandbox-command.ts')).registerSandboxCommand,
+  webhook: async () => (await import('./webhook-command.ts')).registerWebhookCommand,
+};
+
+/** The loaders of the commands to register for these arguments (argv after node and script). */
+function needed(args: readonly string[]): readonly (() => Promise<Register>)[] {
+  const first = args[0] ?? '';
+  const named = Object.hasOwn(commands, first) ? commands[first] : undefined;
+  return named === undefined ? Object.values(commands) : [named];
+}
 
 const program = new Command('haptic')
   .description('HAProxy Template Ingress Controller: controller, agent, validator and certificates')
@@ -29,16 +48,9 @@ program
     process.stdout.write(`${readPackageVersion()}\n`);
   });
 
-registerAgentCommand(program);
-registerCertificatesCommand(program);
-registerConfigCommand(program);
-registerCrdsCommand(program);
-registerPreflightCommand(program);
-registerRunCommand(program);
-registerSandboxCommand(program);
-registerWebhookCommand(program);
-
 try {
+  const registers = await Promise.all(needed(process.argv.slice(2)).map((load) => load()));
+  for (const register of registers) register(program);
   await program.parseAsync(process.argv);
 } catch (error) {
   process.stderr.write(`haptic: ${describeError(error)}\n`);
