@@ -59,8 +59,9 @@ function retryAdvice({ release, namespace }: PreflightFlags): string {
 async function withTemplateLint(
   report: ValidationReport,
   rendering: Promise<readonly RenderedObjectView[]>,
+  linting: Promise<typeof import('./template-config-lint.ts')>,
 ): Promise<ValidationReport> {
-  const { lintTemplateConfigs } = await import('./template-config-lint.ts');
+  const { lintTemplateConfigs } = await linting;
   const findings = await lintTemplateConfigs(await rendering, new Date());
   return findings.length === 0
     ? report
@@ -71,9 +72,13 @@ async function withTemplateLint(
 async function runPreflight(flags: PreflightFlags): Promise<number> {
   // Modules load here, not at start-up, so other commands stay fast; helm starts as soon as
   // the values are known and renders while the validator loads and runs (two cores).
-  const { parseValues } = await import('../validation/parse-values.ts');
-  const { formatReport } = await import('../validation/format-report.ts');
-  const { mergeValueLayers } = await import('../validation/values-merge.ts');
+  const [{ parseValues }, { formatReport }, { mergeValueLayers }, { createReleaseIo }] =
+    await Promise.all([
+      import('../validation/parse-values.ts'),
+      import('../validation/format-report.ts'),
+      import('../validation/values-merge.ts'),
+      import('../webhook/release-io.ts'),
+    ]);
   const subject = `release ${flags.release} in namespace ${flags.namespace}`;
   const texts = await Promise.all((flags.values ?? []).map(readValuesFile));
   const layers: Record<string, unknown>[] = [];
@@ -89,7 +94,6 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
     layers.push({ ...parsed.values });
   }
   const values = mergeValueLayers(layers);
-  const { createReleaseIo } = await import('../webhook/release-io.ts');
   const io = createReleaseIo({
     release: flags.release,
     namespace: flags.namespace,
@@ -98,11 +102,17 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
   const rendering = io.render(values);
   // The speculative render is awaited (or dropped) by the validator; never left unhandled.
   rendering.catch(() => undefined);
+  // Loaded while helm renders and while the live reads wait on the API server, not after.
+  const linting = import('./template-config-lint.ts');
+  linting.catch(() => undefined);
 
-  const { validateRelease } = await import('../validation/validate-release.ts');
-  const { loadEmbeddedChart } = await import('../webhook/embedded-chart.ts');
-  const { readLiveState } = await import('../webhook/release-io.ts');
-  const { readPackageVersion } = await import('../version.ts');
+  const [{ validateRelease }, { loadEmbeddedChart }, { readLiveState }, { readPackageVersion }] =
+    await Promise.all([
+      import('../validation/validate-release.ts'),
+      import('../webhook/embedded-chart.ts'),
+      import('../webhook/release-io.ts'),
+      import('../version.ts'),
+    ]);
   const chart = loadEmbeddedChart(flags.chart);
   const live =
     flags.offline === true
@@ -125,7 +135,7 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
       ...(live === undefined ? {} : { readLive: (reads) => readLiveState(live, reads) }),
     },
   );
-  const checked = report.allowed ? await withTemplateLint(report, rendering) : report;
+  const checked = report.allowed ? await withTemplateLint(report, rendering, linting) : report;
   process.stdout.write(formatReport(checked, flags.output, subject));
   if (!checked.allowed) process.stderr.write(retryAdvice(flags));
   return checked.allowed ? 0 : 1;

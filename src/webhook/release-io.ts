@@ -5,7 +5,7 @@
  */
 import { renderChart } from '../render/index.ts';
 import type { LiveReads, LiveState, ReleaseIo, SecretObject, Values } from '../validation/index.ts';
-import { SecretDecoder } from '../secrets/secret-decoder.ts';
+import type { SecretDecoder } from '../secrets/secret-decoder.ts';
 
 /** Read-only access to what a release validation reads from the cluster. */
 export interface LiveReader {
