@@ -30,6 +30,13 @@ describe('encodeCertificateChain and decodeCertificateChain', () => {
     );
   });
 
+  it('decode a certificate seen before (same DER, in any bundle or line ending) into the same object', () => {
+    const [first] = decodeCertificateChain(caPem);
+    const [, again] = decodeCertificateChain(leafPem + caPem.replaceAll('\n', '\r\n'));
+    expect(again).toBe(first);
+    expect(decodeCertificateChain(leafPem)[0]).not.toBe(first);
+  });
+
   it('accept bytes, CRLF line ends and explanatory text between blocks, as openssl does', () => {
     const text = `subject=CN = agent\r\n${leafPem.replaceAll('\n', '\r\n')}issuer text\n${caPem}`;
     expect(decodeCertificateChain(new TextEncoder().encode(text))).toHaveLength(2);

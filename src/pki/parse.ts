@@ -4,8 +4,10 @@
  * hostile input: sizes are bounded and every field later code reads is decoded up front, so a
  * certificate that decodes here never throws when read.
  */
+import { createHash } from 'node:crypto';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { certificateFacts } from './certificate-facts.ts';
+import { RecentResults } from './recent-results.ts';
 import { x509 } from './x509.ts';
 
 /** Largest PEM input accepted: the size limit of a Kubernetes Secret. */
@@ -31,14 +33,27 @@ function textOf(pem: string | Uint8Array): string {
     : Buffer.from(pem.buffer, pem.byteOffset, pem.byteLength).toString('latin1');
 }
 
+/**
+ * Certificates decoded recently, by the SHA-256 of their DER. @default 1024 (about 8 KB each)
+ * Decoding costs over a millisecond of ASN.1 work, and the same certificate comes back again and
+ * again: a CA in ca.crt of both identity Secrets and of the old and new object of every update,
+ * a peer's chain on every request. A decoded certificate is immutable, so one object serves
+ * them all, and everything cached per object (facts, signatures, key matches) is then reused.
+ */
+const maxRememberedCertificates = 1024;
+const recentCertificates = new RecentResults<x509.X509Certificate>(maxRememberedCertificates);
+
 /** Decodes one DER certificate and reads every field once, so later reads cannot throw. */
 function decodeDer(der: Uint8Array, position: string): x509.X509Certificate {
+  const key = createHash('sha256').update(der).digest('base64');
   try {
-    const certificate = new x509.X509Certificate(der);
-    // Decodes names, dates, extensions and the public key once (cached), and lets Node's
-    // native parser confirm the DER, so nothing read later can throw.
-    certificateFacts(certificate);
-    return certificate;
+    return recentCertificates.remember(key, () => {
+      const certificate = new x509.X509Certificate(der);
+      // Decodes names, dates, extensions and the public key once (cached), and lets Node's
+      // native parser confirm the DER, so nothing read later can throw.
+      certificateFacts(certificate);
+      return certificate;
+    });
   } catch (error) {
     throw invalid(`${position} is not a valid X.509 certificate (${describeError(error)}).`, error);
   }

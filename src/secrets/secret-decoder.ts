@@ -7,6 +7,7 @@
  * verification then also reuses its per-certificate caches.
  */
 import { createHash } from 'node:crypto';
+import { RecentResults } from '../pki/recent-results.ts';
 import { decodeIdentitySecret } from './identity-secret.ts';
 import { decodeIssuerSecret } from './issuer-secret.ts';
 import { decodeKeyPair } from './key-pair-secret.ts';
@@ -25,32 +26,6 @@ function fingerprint(label: string, data: SecretData): string {
     hash.update(typeof value === 'string' ? value : Buffer.from(value).toString('base64'));
   }
   return hash.digest('base64');
-}
-
-/** A map that forgets its least recently used entry beyond `capacity`. */
-class RecentResults<V> {
-  readonly #capacity: number;
-  readonly #entries = new Map<string, V>();
-
-  constructor(capacity: number) {
-    this.#capacity = capacity;
-  }
-
-  remember(key: string, compute: () => V): V {
-    const hit = this.#entries.get(key);
-    if (hit !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      return hit;
-    }
-    const value = compute();
-    this.#entries.set(key, value);
-    if (this.#entries.size > this.#capacity) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done !== true) this.#entries.delete(oldest.value);
-    }
-    return value;
-  }
 }
 
 export class SecretDecoder {
