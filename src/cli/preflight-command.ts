@@ -117,10 +117,9 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
   const live =
     flags.offline === true
       ? undefined
-      : (await import('../webhook/kube-live-reader.ts')).createKubeLiveReader({
-          ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
-          userAgent: `haptic/${readPackageVersion()} (preflight)`,
-        });
+      : await (
+          await import('./live-reader.ts')
+        ).openLiveReader(flags.kubeconfig, `haptic/${readPackageVersion()} (preflight)`);
   const report = await validateRelease(
     {
       release: flags.release,

@@ -68,10 +68,9 @@ async function serve(flags: WebhookFlags): Promise<void> {
   const live =
     flags.offline === true
       ? undefined
-      : (await import('../webhook/kube-live-reader.ts')).createKubeLiveReader({
-          ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
-          userAgent: `haptic/${readPackageVersion()} (webhook)`,
-        });
+      : await (
+          await import('./live-reader.ts')
+        ).openLiveReader(flags.kubeconfig, `haptic/${readPackageVersion()} (webhook)`);
   const certificates = await webhook.watchServingCertificate({ dir: flags.certDir, logger: log });
   const server = await webhook.startWebhook(
     {

@@ -2,80 +2,167 @@
  * Live reads for the validator through the Kubernetes API: the Secrets a release names (the
  * issuer Secret as metadata only) and the identity Secrets its running Deployments mount.
  * Read-only; a missing object is `undefined`.
- * Kept apart from the rest of the webhook so offline runs never load the Kubernetes client.
+ *
+ * Three GETs over node:https (or node:http for a plain-http cluster the configuration allows),
+ * with the TLS options and credentials of a `KubeAccess`: `haptic preflight` then never loads
+ * @kubernetes/client-node when its configuration is a common one (see `loadKubeAccess`), and a
+ * loaded `KubeConfig` (controller, exec plugins, proxies) gives the same requests through
+ * `applyToHTTPSOptions`.
  */
-import {
-  AppsV1Api,
-  CoreV1Api,
-  type KubeConfig,
-  type V1Secret,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { HapticError, errorCodes } from '../errors.ts';
-import { makeApiClient } from '../kube/api-client.ts';
-import { apiStatus, kubeRequestError } from '../kube/api-errors.ts';
-import { DeploymentClient } from '../kube/deployments.ts';
-import { RequestCounter } from '../kube/request-counter.ts';
-import { SecretClient } from '../kube/secrets.ts';
-import { loadKubeConfig } from '../kube/kube-config.ts';
+import { type KubeAccess, type KubeRequest, kubeAccessOf } from '../kube/kube-access.ts';
+import { kubeStatusError, kubeUnreachableError } from '../kube/status-error.ts';
 import type { SecretObject } from '../validation/index.ts';
 import type { LiveReader } from './release-io.ts';
 
-function secretObject(secret: V1Secret, namespace: string): SecretObject {
-  return {
-    name: secret.metadata?.name ?? '',
-    namespace: secret.metadata?.namespace ?? namespace,
-    labels: secret.metadata?.labels ?? {},
-    annotations: secret.metadata?.annotations ?? {},
-    data: secret.data ?? {},
-  };
-}
-
 /** Asks the API server for an object's metadata only (a PartialObjectMetadata, no data). */
-const metadataOnly = setHeaderOptions(
-  'Accept',
-  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1',
-);
+const metadataOnly = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 export interface KubeLiveReaderOptions {
-  /** A kubeconfig file; otherwise KUBECONFIG, ~/.kube/config or the Pod's ServiceAccount. */
-  readonly kubeconfig?: string;
-  /** Loaded configuration, instead of `kubeconfig`. */
-  readonly kubeConfig?: KubeConfig;
+  /** Loaded configuration (its current context). */
+  readonly kubeConfig: KubeConfig;
   /** User-Agent of the requests, naming the command. */
   readonly userAgent: string;
 }
 
-export interface KubeLiveReader extends LiveReader {
-  readonly counter: RequestCounter;
+type Json = Readonly<Record<string, unknown>>;
+
+function isJson(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function createKubeLiveReader(options: KubeLiveReaderOptions): KubeLiveReader {
-  const kc = options.kubeConfig ?? loadKubeConfig(options.kubeconfig);
-  const counter = new RequestCounter();
-  const client = { counter, userAgent: options.userAgent };
-  const core = makeApiClient(kc, CoreV1Api, client);
-  const apps = makeApiClient(kc, AppsV1Api, client);
+function field(value: unknown, key: string): unknown {
+  return isJson(value) ? value[key] : undefined;
+}
+
+function strings(value: unknown): Record<string, string> {
+  if (!isJson(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+}
+
+function secretObject(secret: unknown, namespace: string): SecretObject {
+  const metadata = field(secret, 'metadata');
+  const name = field(metadata, 'name');
+  const ns = field(metadata, 'namespace');
   return {
-    counter,
+    name: typeof name === 'string' ? name : '',
+    namespace: typeof ns === 'string' ? ns : namespace,
+    labels: strings(field(metadata, 'labels')),
+    annotations: strings(field(metadata, 'annotations')),
+    data: strings(field(secret, 'data')),
+  };
+}
+
+/** The Secret a Deployment's pod template mounts as volume `volume`, if any. */
+function mountedSecretName(deployment: unknown, volume: string): string | undefined {
+  const volumes = field(field(field(field(deployment, 'spec'), 'template'), 'spec'), 'volumes');
+  if (!Array.isArray(volumes)) return undefined;
+  const mounted: unknown = volumes.find((v: unknown) => field(v, 'name') === volume);
+  const name = field(field(mounted, 'secret'), 'secretName');
+  return typeof name === 'string' ? name : undefined;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
+
+/** GETs `path`; the answer's status and body, or a HapticError naming `action` when none came. */
+async function get(
+  access: KubeAccess,
+  path: string,
+  accept: string,
+  userAgent: string,
+  action: string,
+): Promise<Answer> {
+  const url = new URL(path, access.server);
+  const options: KubeRequest = {
+    method: 'GET',
+    headers: { Accept: accept, 'User-Agent': userAgent },
+  };
+  try {
+    await access.apply(options);
+    return await new Promise<Answer>((resolve, reject) => {
+      const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+      const req = send(url, options, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  } catch (error) {
+    throw kubeUnreachableError(action, error);
+  }
+}
+
+/** The object at `path`, or undefined when the API server says 404. */
+async function read(
+  access: KubeAccess,
+  path: string,
+  accept: string,
+  userAgent: string,
+  action: string,
+): Promise<unknown> {
+  const answer = await get(access, path, accept, userAgent, action);
+  if (answer.status === 404) return undefined;
+  if (answer.status !== 200) throw kubeStatusError(action, answer.status, answer.body);
+  try {
+    return JSON.parse(answer.body) as unknown;
+  } catch (error) {
+    throw kubeUnreachableError(`${action} (the answer is not JSON)`, error);
+  }
+}
+
+/** A reader with the access given (see `loadKubeAccess`). */
+export function createAccessLiveReader(access: KubeAccess, userAgent: string): LiveReader {
+  const secretPath = (namespace: string, name: string): string =>
+    `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+  return {
     async readSecret(namespace, name) {
-      const secret = await new SecretClient(core, namespace).read(name);
+      const action = `read Secret ${namespace}/${name}`;
+      const secret = await read(
+        access,
+        secretPath(namespace, name),
+        'application/json',
+        userAgent,
+        action,
+      );
       return secret === undefined ? undefined : secretObject(secret, namespace);
     },
     async readSecretMetadata(namespace, name) {
-      try {
-        const found = await core.readNamespacedSecret({ name, namespace }, metadataOnly);
-        return secretObject(found, namespace);
-      } catch (error) {
-        if (apiStatus(error) === 404) return undefined;
-        throw kubeRequestError(`read the metadata of Secret ${namespace}/${name}`, error);
-      }
+      const action = `read the metadata of Secret ${namespace}/${name}`;
+      const found = await read(
+        access,
+        secretPath(namespace, name),
+        metadataOnly,
+        userAgent,
+        action,
+      );
+      return found === undefined ? undefined : secretObject(found, namespace);
     },
     async readMountedSecret(namespace, deployment, volume) {
+      const path = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/deployments/${encodeURIComponent(deployment)}`;
       try {
-        const found = await new DeploymentClient(apps, namespace).read(deployment);
-        const mounted = found?.spec?.template.spec?.volumes?.find((v) => v.name === volume);
-        return mounted?.secret?.secretName;
+        const found = await read(
+          access,
+          path,
+          'application/json',
+          userAgent,
+          `read Deployment ${namespace}/${deployment}`,
+        );
+        return mountedSecretName(found, volume);
       } catch (error) {
         // Advisory only: without permission to read Deployments, skip the switch warning.
         if (error instanceof HapticError && error.code === errorCodes.KUBE_FORBIDDEN) {
@@ -85,4 +172,9 @@ export function createKubeLiveReader(options: KubeLiveReaderOptions): KubeLiveRe
       }
     },
   };
+}
+
+/** A reader over a loaded client configuration. */
+export function createKubeLiveReader(options: KubeLiveReaderOptions): LiveReader {
+  return createAccessLiveReader(kubeAccessOf(options.kubeConfig), options.userAgent);
 }
