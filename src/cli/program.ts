@@ -3,10 +3,10 @@
  * is known to fit.
  *
  * Each command's module is loaded only when it is needed: when the first argument names a
- * command, only that command is registered (its module's own imports cost start-up time that
- * the other commands, `haptic preflight` first, should not pay); otherwise (no command, `help`,
- * `--help`, an option, an unknown name) every command is, so help lists them all and commander
- * suggests the closest name exactly as before.
+ * command, only that command is registered (and none for `haptic version`), because a module's
+ * own imports cost start-up time that the other commands, `haptic preflight` first, should not
+ * pay; otherwise (no command, `help`, `--help`, an option, an unknown name) every command is, so
+ * help lists them all and commander suggests the closest name exactly as before.
  */
 import { Command } from 'commander';
 import { describeError } from '../errors.ts';
@@ -29,6 +29,7 @@ const commands: Readonly<Record<string, () => Promise<Register>>> = {
 /** The loaders of the commands to register for these arguments (argv after node and script). */
 function needed(args: readonly string[]): readonly (() => Promise<Register>)[] {
   const first = args[0] ?? '';
+  if (first === 'version') return [];
   const named = Object.hasOwn(commands, first) ? commands[first] : undefined;
   return named === undefined ? Object.values(commands) : [named];
 }
