@@ -5,15 +5,16 @@
  * imports only a Node built-in and the version check, and loads the program dynamically once
  * the running Node fits package.json's `engines.node`.
  *
- * It then turns on Node's module compile cache before anything else loads: compiling the
- * dependencies (the Kubernetes client above all) is most of a short command's start-up. The
- * directory is Node's own choice: `NODE_COMPILE_CACHE` when set (the image points it at a cache
- * filled when the image is built), else `<tmpdir>/node-compile-cache`. A directory that cannot be
- * created or written (a read-only root) only leaves the cache off or unwritten: Node reports
- * that in the returned status, never by throwing, and every command runs the same without it.
+ * It then turns on Node's module compile cache before anything else loads, in the package's
+ * own `node_modules/.cache/haptic` (`NODE_COMPILE_CACHE` wins when set). Where that directory is
+ * writable (a checkout, a local install) repeated commands skip compiling their modules. Where
+ * it is not (the image's read-only root) Node reports the failure in the returned status, never
+ * by throwing, and nothing is written: a one-shot Job with a writable but fresh /tmp would pay
+ * for writing a cache no later run reads, so the cache never lives in the temporary directory.
  * `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 // The default export: a named import of enableCompileCache would fail to link on a Node too old
 // to have it, before the version check below could say so.
 import nodeModule from 'node:module';
@@ -28,5 +29,7 @@ if (problem !== undefined) {
   // 2: the environment does not fit, like every usage or environment error of haptic.
   process.exit(2);
 }
-nodeModule.enableCompileCache();
+nodeModule.enableCompileCache(
+  fileURLToPath(new URL('../../node_modules/.cache/haptic', import.meta.url)),
+);
 await import('./program.ts');
