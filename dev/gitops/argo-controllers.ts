@@ -141,7 +141,7 @@ export async function startArgoControllers(
       [
         ...['--address', '127.0.0.1', '--port', String(repoPort)],
         ...['--metrics-address', '127.0.0.1', '--metrics-port', String(repoMetrics)],
-        ...['--disable-tls', '--redis', redisAddress, '--loglevel', 'info'],
+        ...['--disable-tls', '--client-ca-path=', '--redis', redisAddress, '--loglevel', 'info'],
       ],
       { ARGOCD_BINARY_NAME: 'argocd-repo-server' },
     );

@@ -128,10 +128,20 @@ export async function startArgoProvider(
     async resync() {
       if (selected === undefined) throw new Error('resync before any version was selected');
       const token = new Date().toISOString();
+      // As the API server builds it for `argocd app sync haptic`: the Application's source,
+      // sync options and retry strategy, the selected revision, no prune.
+      const { spec } = await cli.kubectlJson<{
+        spec: { source: unknown; syncPolicy?: { syncOptions?: string[]; retry?: unknown } };
+      }>(['get', 'application', releaseName, '-n', argoNamespace]);
       const operation = {
         initiatedBy: { username: 'lifecycle-suite' },
         info: [{ name: 'requestedAt', value: token }],
-        sync: { revision: selected, syncStrategy: { hook: {} } },
+        sync: {
+          source: spec.source,
+          revision: selected,
+          syncOptions: spec.syncPolicy?.syncOptions ?? [],
+        },
+        ...(spec.syncPolicy?.retry === undefined ? {} : { retry: spec.syncPolicy.retry }),
       };
       await cli.kubectl([
         ...['patch', 'application', releaseName, '-n', argoNamespace, '--type=merge'],

@@ -100,5 +100,8 @@ export async function prepareStableSecrets(
     },
     defaultSSLCertificate: { secretName: frontendSecret, certManager: { enabled: false } },
     image: { repository: imageRepository },
+    // The node has no load-balancer implementation: a LoadBalancer Service would never get an
+    // address, and Argo CD reports such a Service (so the Application) Progressing forever.
+    haproxy: { service: { type: 'NodePort' } },
   };
 }

@@ -3,33 +3,17 @@
  * server's own message (from its Status body) and what was being done.
  */
 import { ApiException } from '@kubernetes/client-node';
-import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { type HapticError, describeError } from '../errors.ts';
+import { describeStatus, kubeStatusError, kubeUnreachableError } from './status-error.ts';
 
 /** The HTTP status of a failed API call, or undefined for a failure without an answer. */
 export function apiStatus(error: unknown): number | undefined {
   return error instanceof ApiException ? error.code : undefined;
 }
 
-/** The `message` of the API server's Status body, when there is one. */
-function statusMessage(body: unknown): string | undefined {
-  if (typeof body !== 'string') return undefined;
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (typeof parsed === 'object' && parsed !== null && 'message' in parsed) {
-      return typeof parsed.message === 'string' ? parsed.message : undefined;
-    }
-  } catch {
-    return body.trim() === '' ? undefined : body.trim().slice(0, 500);
-  }
-  return undefined;
-}
-
 /** What the API server said about a failed call, in one clause. */
 export function describeApiError(error: unknown): string {
-  if (error instanceof ApiException) {
-    const message = statusMessage(error.body);
-    return message === undefined ? `HTTP ${error.code}` : `HTTP ${error.code}: ${message}`;
-  }
+  if (error instanceof ApiException) return describeStatus(error.code, bodyText(error.body));
   return describeError(error);
 }
 
@@ -38,17 +22,10 @@ export function describeApiError(error: unknown): string {
  * otherwise. `action` says what was attempted, for example `read Secret haptic/haptic-agent-ca`.
  */
 export function kubeRequestError(action: string, error: unknown): HapticError {
-  const status = apiStatus(error);
-  if (status === 401 || status === 403) {
-    return new HapticError(
-      errorCodes.KUBE_FORBIDDEN,
-      `The Kubernetes API refused to ${action} (${describeApiError(error)}); grant this ServiceAccount the permission or use other credentials.`,
-      { cause: error },
-    );
-  }
-  return new HapticError(
-    errorCodes.KUBE_REQUEST_FAILED,
-    `Could not ${action}: ${describeApiError(error)}.`,
-    { cause: error },
-  );
+  return error instanceof ApiException
+    ? kubeStatusError(action, error.code, bodyText(error.body), error)
+    : kubeUnreachableError(action, error);
 }
+
+/** The client keeps the answer's body as text; anything else carries no message. */
+const bodyText = (body: unknown): string => (typeof body === 'string' ? body : '');

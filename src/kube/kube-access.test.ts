@@ -1,9 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { type KubeAccess, type KubeRequest, kubeAccessOf, loadKubeAccess } from './kube-access.ts';
+import {
+  type KubeAccess,
+  type KubeRequest,
+  kubeAccessOf,
+  loadKubeAccess,
+  serviceAccountAccess,
+} from './kube-access.ts';
 import { loadKubeConfig } from './kube-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-access-'));
@@ -112,6 +118,40 @@ describe('loadKubeAccess', () => {
     } finally {
       if (saved === undefined) delete process.env.KUBECONFIG;
       else process.env.KUBECONFIG = saved;
+    }
+  });
+
+  it('sends the ServiceAccount token the kubelet last wrote, for every request (it rotates hourly)', async () => {
+    const account = join(dir, 'serviceaccount');
+    mkdirSync(account);
+    writeFileSync(join(account, 'ca.crt'), 'CLUSTER CA');
+    writeFileSync(join(account, 'token'), 'first\n');
+    const saved = {
+      host: process.env.KUBERNETES_SERVICE_HOST,
+      port: process.env.KUBERNETES_SERVICE_PORT,
+    };
+    try {
+      process.env.KUBERNETES_SERVICE_HOST = 'fd00::1';
+      process.env.KUBERNETES_SERVICE_PORT = '443';
+      const access = serviceAccountAccess(account);
+      expect(access?.server).toBe('https://[fd00::1]:443');
+      const request = async (): Promise<KubeRequest> => {
+        const options: KubeRequest = { headers: {} };
+        await access?.apply(options);
+        return options;
+      };
+      const first = await request();
+      expect(String(first.ca)).toBe('CLUSTER CA');
+      expect(first.headers.Authorization).toBe('Bearer first');
+      writeFileSync(join(account, 'token'), 'second');
+      expect((await request()).headers.Authorization).toBe('Bearer second');
+      process.env.KUBERNETES_SERVICE_PORT = '8080';
+      expect(serviceAccountAccess(account)).toBeUndefined();
+    } finally {
+      if (saved.host === undefined) delete process.env.KUBERNETES_SERVICE_HOST;
+      else process.env.KUBERNETES_SERVICE_HOST = saved.host;
+      if (saved.port === undefined) delete process.env.KUBERNETES_SERVICE_PORT;
+      else process.env.KUBERNETES_SERVICE_PORT = saved.port;
     }
   });
 });

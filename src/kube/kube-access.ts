@@ -17,15 +17,16 @@
  * it is left to Node (which honours NODE_TLS_REJECT_UNAUTHORIZED, as the client does);
  * `tls-server-name` is the name verified; a token is sent as `Authorization: Bearer`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { RequestOptions } from 'node:https';
 import { isIPv6 } from 'node:net';
-import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { HapticError, errorCodes } from '../errors.ts';
+import { kubeConfigSource, serviceAccountDir } from './config-source.ts';
 
 /** One request's options: TLS options, headers and agent are filled by `KubeAccess.apply`. */
 export type KubeRequest = RequestOptions & { headers: OutgoingHttpHeaders };
@@ -39,9 +40,6 @@ export interface KubeAccess {
 
 /** TLS options read from a kubeconfig or a ServiceAccount. */
 type TlsOptions = Pick<RequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
-
-/** Where the kubelet mounts an automounted ServiceAccount. */
-export const serviceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 type Entry = Readonly<Record<string, unknown>>;
 
@@ -163,8 +161,11 @@ function fromFile(path: string): KubeAccess | undefined {
   }
 }
 
-/** Access as the Pod's ServiceAccount, or undefined when it needs the full client. */
-function fromServiceAccount(): KubeAccess | undefined {
+/**
+ * Access as the Pod's ServiceAccount mounted at `dir`, or undefined when it needs the full
+ * client.
+ */
+export function serviceAccountAccess(dir = serviceAccountDir): KubeAccess | undefined {
   const host = process.env.KUBERNETES_SERVICE_HOST;
   const port = process.env.KUBERNETES_SERVICE_PORT;
   // Ports the client treats as plain http, and a Pod without the service variables.
@@ -172,13 +173,23 @@ function fromServiceAccount(): KubeAccess | undefined {
     return undefined;
   }
   const server = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  const tokenFile = join(dir, 'token');
+  let ca: Buffer;
   try {
-    const ca = readFileSync(join(serviceAccountDir, 'ca.crt'));
-    const token = readFileSync(join(serviceAccountDir, 'token'), 'utf8');
-    return fixed(server, { ca }, token === '' ? undefined : token);
+    ca = readFileSync(join(dir, 'ca.crt'));
   } catch {
     return undefined;
   }
+  return {
+    server,
+    // The kubelet replaces the projected token before it expires (about hourly): a long-running
+    // reader (`haptic webhook`) reads it for every request, as the full client does.
+    apply: async (request) => {
+      request.ca = ca;
+      const token = (await readFile(tokenFile, 'utf8')).trim();
+      if (token !== '') request.headers.Authorization = `Bearer ${token}`;
+    },
+  };
 }
 
 /**
@@ -187,16 +198,21 @@ function fromServiceAccount(): KubeAccess | undefined {
  * there is none: the full client then says what is missing).
  */
 export function loadKubeAccess(path?: string): KubeAccess | undefined {
-  if (path !== undefined && path !== '') return fromFile(path);
-  const fromEnv = process.env.KUBECONFIG;
-  if (fromEnv !== undefined && fromEnv !== '') {
-    const files = fromEnv.split(delimiter).filter((file) => file !== '');
-    const [only] = files;
-    return files.length === 1 && only !== undefined ? fromFile(only) : undefined;
+  const source = kubeConfigSource(path);
+  switch (source.kind) {
+    case 'flag':
+    case 'user':
+      return fromFile(source.path);
+    case 'env': {
+      const files = source.value.split(delimiter).filter((file) => file !== '');
+      const [only] = files;
+      return files.length === 1 && only !== undefined ? fromFile(only) : undefined;
+    }
+    case 'service-account':
+      return serviceAccountAccess();
+    case 'none':
+      return undefined;
   }
-  const userConfig = join(process.env.HOME ?? homedir(), '.kube', 'config');
-  if (existsSync(userConfig)) return fromFile(userConfig);
-  return existsSync(join(serviceAccountDir, 'token')) ? fromServiceAccount() : undefined;
 }
 
 /** Access through a loaded client configuration (its current context). */

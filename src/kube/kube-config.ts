@@ -1,17 +1,11 @@
 /**
- * Where the Kubernetes client configuration comes from, in kubectl's order: `--kubeconfig`,
- * `$KUBECONFIG`, `~/.kube/config`, then the Pod's ServiceAccount (in-cluster). Unlike
+ * The full client's configuration from the source `kubeConfigSource` picks. Unlike
  * `KubeConfig.loadFromDefault`, a machine with none of them is an error, not a silent
  * `http://localhost:8080`.
  */
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-
-/** The token file the kubelet mounts into Pods that automount their ServiceAccount token. */
-const serviceAccountTokenPath = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+import { kubeConfigSource } from './config-source.ts';
 
 function load(what: string, fill: (kc: KubeConfig) => void): KubeConfig {
   const kc = new KubeConfig();
@@ -38,31 +32,28 @@ function load(what: string, fill: (kc: KubeConfig) => void): KubeConfig {
  * wins over everything else. Throws `KUBE_CONFIG_MISSING` naming the source and the fix.
  */
 export function loadKubeConfig(path?: string): KubeConfig {
-  if (path !== undefined && path !== '') {
-    return load(`--kubeconfig ${path}`, (kc) => {
-      kc.loadFromFile(path);
-    });
+  const source = kubeConfigSource(path);
+  switch (source.kind) {
+    case 'flag':
+      return load(`--kubeconfig ${source.path}`, (kc) => {
+        kc.loadFromFile(source.path);
+      });
+    case 'env':
+      return load(`KUBECONFIG=${source.value}`, (kc) => {
+        kc.loadFromDefault();
+      });
+    case 'user':
+      return load(source.path, (kc) => {
+        kc.loadFromFile(source.path);
+      });
+    case 'service-account':
+      return load('the Pod ServiceAccount', (kc) => {
+        kc.loadFromCluster();
+      });
+    case 'none':
+      throw new HapticError(
+        errorCodes.KUBE_CONFIG_MISSING,
+        'No Kubernetes client configuration: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run in a Pod with a ServiceAccount token.',
+      );
   }
-  const fromEnv = process.env.KUBECONFIG;
-  if (fromEnv !== undefined && fromEnv !== '') {
-    return load(`KUBECONFIG=${fromEnv}`, (kc) => {
-      kc.loadFromDefault();
-    });
-  }
-  const home = process.env.HOME ?? homedir();
-  const userConfig = join(home, '.kube', 'config');
-  if (existsSync(userConfig)) {
-    return load(userConfig, (kc) => {
-      kc.loadFromFile(userConfig);
-    });
-  }
-  if (existsSync(serviceAccountTokenPath)) {
-    return load('the Pod ServiceAccount', (kc) => {
-      kc.loadFromCluster();
-    });
-  }
-  throw new HapticError(
-    errorCodes.KUBE_CONFIG_MISSING,
-    'No Kubernetes client configuration: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run in a Pod with a ServiceAccount token.',
-  );
 }
