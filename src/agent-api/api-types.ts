@@ -9,6 +9,8 @@
  * - Errors: {@link ErrorResponseBody}, status by reason (see `reasons.ts`).
  */
 
+import type { TlsReport } from './tls-report.ts';
+
 export const agentPaths = {
   apply: '/v1/apply',
   state: '/v1/state',
@@ -110,4 +112,6 @@ export type TlsStateBody =
       readonly reads: number;
       readonly readErrors: number;
       readonly changes: number;
+      /** What is loaded for the mTLS link, in the form the controller records (`tls-report.ts`). */
+      readonly loaded: TlsReport;
     };

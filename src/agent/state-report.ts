@@ -1,6 +1,7 @@
 /** The agent's state as `GET /v1/state` and `haptic agent state` report it. */
-import { certificateFingerprint, x509 } from '../pki/index.ts';
+import { certificateFingerprint } from '../pki/index.ts';
 import type { TlsMaterialCounters, TlsMaterialSnapshot } from '../tls/material-watcher.ts';
+import { loadedTlsReport } from '../tls/loaded-report.ts';
 import { materialStatusAt } from '../tls/tls-material.ts';
 import type { AgentStateBody, TlsStateBody } from '../agent-api/api-types.ts';
 import { configFileName } from '../agent-api/api-types.ts';
@@ -30,6 +31,7 @@ function tlsState(sources: StateSources): TlsStateBody {
   const material = snapshot.decoding.ok ? snapshot.decoding.material : undefined;
   const leaf = material?.chain[0];
   const previous = status.ok ? status.trust.previousUntil : undefined;
+  const loaded = loadedTlsReport(snapshot, sources.now);
   return {
     mode: 'mtls',
     dir: snapshot.dir,
@@ -48,18 +50,14 @@ function tlsState(sources: StateSources): TlsStateBody {
         ? null
         : {
             subject: leaf.subject,
-            dnsNames: dnsNamesOf(leaf),
+            dnsNames: loaded.leaf?.dnsNames ?? [],
             notAfter: leaf.notAfter.toISOString(),
             fingerprint: certificateFingerprint(leaf),
           },
     clientName: tls.clientName,
     ...tls.counters,
+    loaded,
   };
-}
-
-function dnsNamesOf(certificate: x509.X509Certificate): string[] {
-  const san = certificate.getExtension(x509.SubjectAlternativeNameExtension);
-  return (san?.names.items ?? []).filter((name) => name.type === 'dns').map((name) => name.value);
 }
 
 export function stateReport(sources: StateSources): AgentStateBody {

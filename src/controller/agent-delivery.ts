@@ -33,8 +33,21 @@ export interface AgentDeliveryOptions {
   readonly metrics: ControllerMetrics;
   readonly logger: Logger;
   readonly fanOut?: FanOutOptions;
+  /** Told of every agent's state answer, failure and successful exchange (TLS state). */
+  readonly observer?: AgentExchangeObserver;
   /** Deadline of one state request. @default 5 s */
   readonly stateTimeoutMs?: number;
+}
+
+/** What delivery tells about the agents' mTLS link (see `TlsStateBook`). */
+export interface AgentExchangeObserver {
+  /** An agent answered `GET /v1/state`; `tls` is its `tls` member as received. */
+  agentState(pod: string, tls: unknown): void;
+  agentFailed(pod: string, message: string): void;
+  /** An apply was answered. */
+  exchanged(pod: string): void;
+  /** The agents now; the others are gone. */
+  retainAgents(pods: ReadonlySet<string>): void;
 }
 
 function endpointKey(endpoint: AgentEndpoint): string {
@@ -83,11 +96,15 @@ export class AgentDelivery {
       const desired = this.#desired;
       if (desired === undefined) return [];
       const endpoints = this.#options.discovery.endpoints();
+      const { observer } = this.#options;
+      observer?.retainAgents(new Set(endpoints.map((endpoint) => endpoint.name)));
       const current = await Promise.all(
         endpoints.map(async (endpoint) => {
           const state = await this.#options.client.state(endpoint, {
             timeoutMs: this.#options.stateTimeoutMs ?? 5_000,
           });
+          if (state.ok) observer?.agentState(endpoint.name, state.value.tls);
+          else observer?.agentFailed(endpoint.name, state.error.message);
           return state.ok && sameFiles(state.value.files, desired.fileDigests);
         }),
       );
@@ -124,6 +141,7 @@ export class AgentDelivery {
       const key = endpointKey(result.endpoint);
       if (result.ok) {
         this.#confirmed.set(key, desired.digest);
+        this.#options.observer?.exchanged(result.endpoint.name);
         this.#options.metrics.deliveries.inc({
           agent: result.endpoint.name,
           result: result.response.changed ? 'applied' : 'unchanged',

@@ -60,6 +60,24 @@ export class ControllerMetrics {
     help: 'When the leader last found its configuration running on every agent (Unix time).',
     registers: [this.registry],
   });
+  readonly tlsCertificateNotAfter = new Gauge({
+    name: 'haptic_tls_certificate_not_after_seconds',
+    help: 'Expiry (Unix time) of the mTLS identity each Pod has loaded, by role (controller, agent) and Pod; the leader reports the agents.',
+    labelNames: ['role', 'pod'] as const,
+    registers: [this.registry],
+  });
+  readonly tlsTrustedCa = new Gauge({
+    name: 'haptic_tls_trusted_ca_info',
+    help: 'CAs each Pod trusts for the mTLS link (value 1): fingerprint is the SHA-256 of the DER in lower-case hex; kind is current (ca.crt) or previous (previous-ca.crt before its deadline).',
+    labelNames: ['role', 'pod', 'fingerprint', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly tlsPreviousCaUntil = new Gauge({
+    name: 'haptic_tls_previous_ca_until_seconds',
+    help: 'Deadline (Unix time) of the previous CA each Pod still trusts; absent when it trusts none.',
+    labelNames: ['role', 'pod'] as const,
+    registers: [this.registry],
+  });
 
   constructor() {
     // prom-client's names start with process_ or nodejs_: haptic_process_cpu_seconds_total.

@@ -21,6 +21,10 @@ import { LeaderElection } from './leader-election.ts';
 import { startOpsServers } from './ops-server.ts';
 import { Reconciler } from './reconciler.ts';
 import { StatusReporter } from './status-reporter.ts';
+import { loadedTlsReport } from '../tls/loaded-report.ts';
+import { TlsSeries } from './tls-series.ts';
+import { TlsStateBook } from './tls-state-book.ts';
+import { TlsStatePublisher } from './tls-state-publisher.ts';
 
 export interface ControllerOptions {
   readonly kubeConfig: KubeConfig;
@@ -131,6 +135,9 @@ export async function startController(
         watcher.close();
       });
     }
+    const tlsStates =
+      material === undefined ? undefined : recordTlsState(options, kube, metrics, material, logger);
+    if (tlsStates !== undefined) closers.push(tlsStates.close);
     const client = new AgentClient(
       options.transport.mode === 'mtls' && material !== undefined
         ? { mode: 'mtls', material, serverName: options.transport.serverName }
@@ -150,7 +157,13 @@ export async function startController(
     };
     const pipeline = new ConfigPipeline({ ...pipelineOptions, metrics });
     closers.push(() => pipeline.close());
-    const delivery = new AgentDelivery({ client, discovery, metrics, logger });
+    const delivery = new AgentDelivery({
+      client,
+      discovery,
+      metrics,
+      logger,
+      ...(tlsStates === undefined ? {} : { observer: tlsStates.book }),
+    });
     late.delivery = delivery;
     const reporter = new StatusReporter({ ...kube, instance: options.identity, logger });
     const publisher =
@@ -183,6 +196,7 @@ export async function startController(
         metrics.leader.set(0);
         delivery.forget();
         publisher?.forget();
+        tlsStates?.book.forgetAgents();
       },
       logger,
     });
@@ -249,4 +263,52 @@ export async function startController(
     await close();
     throw error;
   }
+}
+
+/**
+ * Records this replica's loaded material in the HAProxyTemplateConfig status and the metrics
+ * (on each change, and every 10 s so a passed previous-CA deadline shows), and gives delivery
+ * the book the agents' reports go into. `close` removes the replica's own entry.
+ */
+function recordTlsState(
+  options: ControllerOptions,
+  kube: {
+    readonly kubeConfig: KubeConfig;
+    readonly counter: RequestCounter;
+    readonly userAgent: string;
+  },
+  metrics: ControllerMetrics,
+  material: TlsMaterialWatcher,
+  logger: Logger,
+): { readonly book: TlsStateBook; close: () => Promise<void> } {
+  const publisher = new TlsStatePublisher({
+    ...kube,
+    namespace: options.namespace,
+    templateConfig: options.templateConfig,
+    logger,
+  });
+  const book = new TlsStateBook({
+    pod: options.identity,
+    series: new TlsSeries(metrics),
+    sink: publisher,
+  });
+  const recordOwn = (): void => {
+    book.own(loadedTlsReport(material.current(), new Date()));
+  };
+  recordOwn();
+  const unsubscribe = material.onChange(recordOwn);
+  const timer = setInterval(() => {
+    recordOwn();
+    void publisher.flush();
+  }, options.syncIntervalMs ?? 10_000);
+  timer.unref();
+  return {
+    book,
+    close: async () => {
+      clearInterval(timer);
+      unsubscribe();
+      book.removeOwn();
+      await publisher.flush();
+    },
+  };
 }

@@ -11,6 +11,8 @@ import {
   type KubeConfig,
   type KubernetesObject,
   NetworkingV1Api,
+  PatchStrategy,
+  setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
@@ -94,14 +96,18 @@ export class StatusReporter {
       ],
     };
     try {
-      await this.#custom.patchNamespacedCustomObjectStatus({
-        group: templateConfigGroup,
-        version: templateConfigVersion,
-        namespace,
-        plural: templateConfigPlural,
-        name,
-        body: [{ op: 'add', path: '/status', value: status }],
-      });
+      await this.#custom.patchNamespacedCustomObjectStatus(
+        {
+          group: templateConfigGroup,
+          version: templateConfigVersion,
+          namespace,
+          plural: templateConfigPlural,
+          name,
+          // A merge patch of these keys only: the replicas' TLS entries (status.tls) stay.
+          body: { status },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
       this.#lastCondition.set(key, fingerprint);
     } catch (error) {
       this.#options.logger.warn(

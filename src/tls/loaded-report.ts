@@ -1,0 +1,45 @@
+/**
+ * What a peer has loaded for the mTLS link, as a {@link TlsReport}: the agent answers it in
+ * `GET /v1/state`, the controller records it for itself. Pure: a snapshot and `now` in.
+ */
+import { createHash } from 'node:crypto';
+import { x509 } from '../pki/index.ts';
+import type { TlsReport, TlsReportLeaf } from '../agent-api/tls-report.ts';
+import type { TlsMaterialSnapshot } from './material-watcher.ts';
+import { materialStatusAt } from './tls-material.ts';
+
+/** SHA-256 of the certificate's DER, lower-case hex without separators. */
+export function sha256Fingerprint(certificate: x509.X509Certificate): string {
+  return createHash('sha256').update(new Uint8Array(certificate.rawData)).digest('hex');
+}
+
+function leafOf(certificate: x509.X509Certificate): TlsReportLeaf {
+  const san = certificate.getExtension(x509.SubjectAlternativeNameExtension);
+  return {
+    serial: certificate.serialNumber.toLowerCase().replace(/^(00)+(?=.)/, ''),
+    dnsNames: (san?.names.items ?? [])
+      .filter((name) => name.type === 'dns')
+      .map((name) => name.value),
+    notAfter: certificate.notAfter.toISOString(),
+  };
+}
+
+/** The report of one snapshot at `now`. */
+export function loadedTlsReport(snapshot: TlsMaterialSnapshot, now: Date): TlsReport {
+  const status = materialStatusAt(snapshot.decoding, now, snapshot.dir);
+  const material = snapshot.decoding.ok ? snapshot.decoding.material : undefined;
+  const previousUntil = status.ok ? status.trust.previousUntil : undefined;
+  return {
+    revision: snapshot.revision ?? null,
+    valid: status.ok,
+    reason: status.ok ? null : status.reason,
+    caFingerprints: (material?.trust ?? []).map(sha256Fingerprint),
+    previousCaFingerprints:
+      previousUntil === undefined
+        ? []
+        : (material?.previousTrust?.certificates ?? []).map(sha256Fingerprint),
+    previousCaUntil: previousUntil?.toISOString() ?? null,
+    leaf: material === undefined ? null : leafOf(material.chain[0]),
+    loadedAt: snapshot.loadedAt.toISOString(),
+  };
+}
