@@ -15,13 +15,7 @@ import {
   takeSnapshot,
   type ReleaseSnapshot,
 } from './release-snapshot.ts';
-import {
-  credentialsSecret,
-  frontendSecret,
-  releaseName,
-  releaseNamespace,
-  webhookSecret,
-} from './stable-secrets.ts';
+import { credentialsSecret, releaseName, releaseNamespace } from './stable-secrets.ts';
 import type { ReleaseVersion } from './synthetic-releases.ts';
 
 export interface PhaseContext {
@@ -29,6 +23,8 @@ export interface PhaseContext {
   readonly provider: GitOpsProvider;
   /** The release values of the guide (haptic-values.json). */
   readonly values: Record<string, unknown>;
+  /** The credential and certificate Secrets of the guide that must keep their contents. */
+  readonly stableSecrets: readonly string[];
   readonly jobs: HookJobWatch;
   readonly traffic: TrafficCheck[];
   readonly during: ProbeSummary[];
@@ -47,7 +43,8 @@ const preRolloutJob = preRolloutNames(releaseName).job;
 const identitySecrets = ['agent-server-tls', 'agent-client-tls', 'agent-ca'].map((suffix) =>
   componentName(releaseName, suffix),
 );
-const stableSecrets = [...identitySecrets, credentialsSecret, webhookSecret, frontendSecret];
+/** The Secrets an upgrade or a recovery must leave as they were. */
+const stableSecrets = (ctx: PhaseContext): string[] => [...identitySecrets, ...ctx.stableSecrets];
 const renewalCronJob = componentName(releaseName, 'agent-renewal');
 /**
  * The rejected change: a credential rotation committed to Git before its Secret exists. Helm
@@ -172,7 +169,7 @@ export async function upgradePhase(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { status, snapshot: after } = await release(ctx, 'upgrade', '0.0.0-gitops.2');
   const kept = Object.keys(before.pods).filter((pod) => after.pods[pod] !== undefined);
   const failures = [
-    ...differences('Secret data hash of', before.secrets, after.secrets, stableSecrets),
+    ...differences('Secret data hash of', before.secrets, after.secrets, stableSecrets(ctx)),
     ...kept.map((pod) => `Pod ${pod} was not rolled by the upgrade`),
     ...hookFailures(ctx, 'upgrade', '0.0.0-gitops.2', true),
   ];
@@ -256,7 +253,7 @@ export async function recoveryPhase(ctx: PhaseContext): Promise<PhaseOutcome> {
       'Secret data hash (vs install) of',
       original.secrets,
       snapshot.secrets,
-      stableSecrets,
+      stableSecrets(ctx),
     ),
     ...hookFailures(ctx, 'recovery', '0.0.0-gitops.4', true),
     ...failedJobs.map((j) => `failed Job ${j.metadata.name} still kept after the recovery`),

@@ -119,10 +119,11 @@ try {
   say(
     `registry ${registry.hostEndpoint}: charts and images ${synthetic.releases.map((r) => r.version).join(', ')}`,
   );
-  const values = await prepareStableSecrets(
+  const { values, names: stableSecrets } = await prepareStableSecrets(
     cli,
     join(work, 'certificates'),
     synthetic.imageRepository,
+    certificates,
   );
   writeFileSync(join(artifacts, 'haptic-values.json'), `${JSON.stringify(values, null, 2)}\n`);
   await deployApplication(cli, cluster.image, join(work, 'certificates', 'frontend'));
@@ -142,6 +143,7 @@ try {
     cli,
     provider,
     values,
+    stableSecrets,
     jobs,
     traffic: [],
     during: [],

@@ -1,12 +1,14 @@
 /**
- * "Prepare stable Secrets" of the GitOps guide, external certificates: the namespace, the
- * credential Secret (created only when missing), the webhook serving certificate and the
- * default frontend certificate made with openssl, and the release values exactly as the
- * guide's jq writes them (plus the image repository of the suite's registry).
+ * "Prepare stable Secrets" of the GitOps guide, for either certificate source: the namespace,
+ * the credential Secret (created only when missing), with external certificates the webhook
+ * serving certificate and the default frontend certificate made with openssl, and the release
+ * values exactly as the guide's jq writes them (plus the suite's image repository and Service
+ * type).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { componentName } from '../../src/validation/chart-names.ts';
 import type { ClusterCli } from './cluster-cli.ts';
 
 export const releaseNamespace = 'haptic';
@@ -48,12 +50,38 @@ async function issueCertificate(dir: string, name: string, caName: string): Prom
   ]);
 }
 
-/** Creates what the guide's steps 1–3 create; returns the release values (haptic-values.json). */
+export type CertificateSource = 'external' | 'cert-manager';
+
+export interface StableSecrets {
+  /** The release values, as the guide's jq writes them (haptic-values.json). */
+  readonly values: Record<string, unknown>;
+  /** The Secrets that must keep their contents across syncs and upgrades (besides the agents'). */
+  readonly names: readonly string[];
+}
+
+/**
+ * What every variant adds to the guide's values: the suite's image, and a NodePort Service —
+ * the node has no load-balancer implementation, so a LoadBalancer Service never gets an
+ * address and Argo CD reports it (so the Application) Progressing forever.
+ */
+function suiteValues(imageRepository: string): Record<string, unknown> {
+  return {
+    image: { repository: imageRepository },
+    haproxy: { service: { type: 'NodePort' } },
+  };
+}
+
+/**
+ * Creates what the guide's steps 1–3 create for `source`: the namespace and the credential
+ * Secret; with external certificates also the webhook and frontend certificates (openssl) and
+ * their Secrets; with cert-manager nothing more (the chart's Certificates make them).
+ */
 export async function prepareStableSecrets(
   cli: ClusterCli,
   dir: string,
   imageRepository: string,
-): Promise<Record<string, unknown>> {
+  source: CertificateSource,
+): Promise<StableSecrets> {
   const ns = releaseNamespace;
   await cli.kubectl(
     ['apply', '-f', '-'],
@@ -70,10 +98,27 @@ export async function prepareStableSecrets(
       `--from-literal=dataplane_password=${password}`,
     ]);
   }
-  const webhookDir = join(dir, 'webhook');
-  await issueCertificate(webhookDir, `haptic-webhook.${ns}.svc`, 'lifecycle webhook CA');
+  // The application's certificate (its Ingress carries it in both variants; with external
+  // certificates it is also the default frontend certificate).
   const frontendDir = join(dir, 'frontend');
   await issueCertificate(frontendDir, applicationHost, 'lifecycle frontend CA');
+  if (source === 'cert-manager') {
+    return {
+      values: {
+        credentials: { existingSecret: credentialsSecret },
+        controller: { webhook: { certManager: { enabled: true } } },
+        ...suiteValues(imageRepository),
+      },
+      // The chart's defaults for the Secrets cert-manager writes.
+      names: [
+        credentialsSecret,
+        componentName(releaseName, 'webhook-tls'),
+        componentName(releaseName, 'default-ssl-certificate'),
+      ],
+    };
+  }
+  const webhookDir = join(dir, 'webhook');
+  await issueCertificate(webhookDir, `haptic-webhook.${ns}.svc`, 'lifecycle webhook CA');
   const apply = async (args: readonly string[]): Promise<void> => {
     const manifest = await cli.kubectl([...args, '--dry-run=client', '-o', 'yaml']);
     await cli.kubectl(['apply', '-f', '-'], manifest);
@@ -90,18 +135,18 @@ export async function prepareStableSecrets(
     `--key=${join(frontendDir, 'tls.key')}`,
   ]);
   return {
-    credentials: { existingSecret: credentialsSecret },
-    controller: {
-      webhook: {
-        secretName: webhookSecret,
-        caBundle: readFileSync(join(webhookDir, 'ca.crt')).toString('base64'),
-        certManager: { enabled: false },
+    values: {
+      credentials: { existingSecret: credentialsSecret },
+      controller: {
+        webhook: {
+          secretName: webhookSecret,
+          caBundle: readFileSync(join(webhookDir, 'ca.crt')).toString('base64'),
+          certManager: { enabled: false },
+        },
       },
+      defaultSSLCertificate: { secretName: frontendSecret, certManager: { enabled: false } },
+      ...suiteValues(imageRepository),
     },
-    defaultSSLCertificate: { secretName: frontendSecret, certManager: { enabled: false } },
-    image: { repository: imageRepository },
-    // The node has no load-balancer implementation: a LoadBalancer Service would never get an
-    // address, and Argo CD reports such a Service (so the Application) Progressing forever.
-    haproxy: { service: { type: 'NodePort' } },
+    names: [credentialsSecret, webhookSecret, frontendSecret],
   };
 }
