@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../certs/duration-text.ts';
 import { defaultDeployments } from '../certs/expiry-sources.ts';
 import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
+import { addStatus } from './certificates-status-command.ts';
 
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -209,4 +210,5 @@ export function registerCertificatesCommand(program: Command): void {
     .description('agent certificates: renewal (default provider) and expiry check');
   addRenew(certificates);
   addCheck(certificates);
+  addStatus(certificates);
 }

@@ -13,10 +13,15 @@ export function sha256Fingerprint(certificate: x509.X509Certificate): string {
   return createHash('sha256').update(new Uint8Array(certificate.rawData)).digest('hex');
 }
 
+/** The serial number in lower-case hex without leading zero bytes. */
+export function certificateSerial(certificate: x509.X509Certificate): string {
+  return certificate.serialNumber.toLowerCase().replace(/^(00)+(?=.)/, '');
+}
+
 function leafOf(certificate: x509.X509Certificate): TlsReportLeaf {
   const san = certificate.getExtension(x509.SubjectAlternativeNameExtension);
   return {
-    serial: certificate.serialNumber.toLowerCase().replace(/^(00)+(?=.)/, ''),
+    serial: certificateSerial(certificate),
     dnsNames: (san?.names.items ?? [])
       .filter((name) => name.type === 'dns')
       .map((name) => name.value),
