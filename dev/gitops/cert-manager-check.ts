@@ -7,7 +7,7 @@
  *   Service → ValidatingWebhookConfiguration annotated `cert-manager.io/inject-ca-from`
  *
  * and asserts the leaf Secret (tls.crt with the Service's DNS name, issued by ca.crt; tls.key
- * matching it), the Certificate's Ready=True, the injected caBundle equal to the Secret's
+ * matching it), its CertificateRequest Approved, the Certificate's Ready=True, the injected caBundle equal to the Secret's
  * ca.crt, and, as the failure path, a CA Issuer whose Secret is missing reported not Ready
  * with the Secret named.
  *
@@ -37,6 +37,14 @@ interface Condition {
 }
 interface WithConditions {
   readonly status?: { readonly conditions?: readonly Condition[] };
+}
+interface CertificateRequestList {
+  readonly items: readonly (WithConditions & {
+    readonly metadata: {
+      readonly name: string;
+      readonly annotations?: Readonly<Record<string, string>>;
+    };
+  })[];
 }
 interface SecretObject {
   readonly data?: Readonly<Record<string, string>>;
@@ -184,6 +192,27 @@ function assertLeafSecret(secret: SecretObject): string {
   return data['ca.crt'] ?? '';
 }
 
+/** The leaf's CertificateRequest was Approved (by the approver loop) before it was signed. */
+async function assertRequestApproved(cli: ClusterCli): Promise<void> {
+  const requests = await cli.kubectlJson<CertificateRequestList>([
+    'get',
+    'certificaterequests',
+    '-n',
+    namespace,
+  ]);
+  const ofLeaf = requests.items.filter(
+    (r) => r.metadata.annotations?.['cert-manager.io/certificate-name'] === leaf.certificate,
+  );
+  const approved = ofLeaf.filter((r) =>
+    (r.status?.conditions ?? []).some((c) => c.type === 'Approved' && c.status === 'True'),
+  );
+  if (ofLeaf.length === 0 || approved.length !== ofLeaf.length) {
+    throw new Error(
+      `CertificateRequests of ${leaf.certificate}: ${String(ofLeaf.length)}, Approved: ${String(approved.length)}; every one must be Approved`,
+    );
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'cert-manager-check-'));
 const seconds: Record<string, number> = {};
 const timed = async <T>(step: string, run: () => Promise<T>): Promise<T> => {
@@ -215,6 +244,7 @@ try {
       await apply(cli, manifests.leaf);
       await ready(cli, 'certificate', leaf.certificate);
     });
+    await assertRequestApproved(cli);
     const secret = await cli.kubectlJson<SecretObject>([
       'get',
       'secret',

@@ -68,12 +68,8 @@ func main() {
 }
 
 func run(ctx context.Context, kubeconfig, namespace, metricsAddress, healthAddress string, crdWait time.Duration) error {
-	for name, address := range map[string]string{"metrics": metricsAddress, "health": healthAddress} {
-		if address != "" {
-			if err := probes.CheckLoopback(name, address); err != nil {
-				return err
-			}
-		}
+	if err := probes.CheckLoopback(map[string]string{"metrics": metricsAddress, "health": healthAddress}); err != nil {
+		return err
 	}
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {

@@ -93,6 +93,9 @@ func main() {
 }
 
 func run(ctx context.Context, kubeconfig, namespace, metricsAddress, healthAddress string, workers int) error {
+	if err := probes.CheckLoopback(map[string]string{"metrics": metricsAddress, "health": healthAddress}); err != nil {
+		return err
+	}
 	ctx = logf.NewContext(ctx, logf.Log, "cert-manager-controller")
 	log := logf.FromContext(ctx)
 

@@ -11,15 +11,11 @@ import (
 	"time"
 )
 
-// Serve listens on address (empty: serve nothing) and runs the server newServer builds
-// until ctx ends. The address must be a loopback host:port: these processes run on a
-// shared machine and expose nothing beyond it.
+// Serve listens on address (empty: serve nothing; checked by CheckLoopback first) and
+// runs the server newServer builds until ctx ends.
 func Serve(ctx context.Context, name, address string, newServer func(net.Listener) *http.Server) error {
 	if address == "" {
 		return nil
-	}
-	if err := CheckLoopback(name, address); err != nil {
-		return err
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", address)
 	if err != nil {
@@ -40,9 +36,22 @@ func Serve(ctx context.Context, name, address string, newServer func(net.Listene
 	return nil
 }
 
-// CheckLoopback refuses an address of the --<name>-address flag that is not a loopback
-// IP and port.
-func CheckLoopback(name, address string) error {
+// CheckLoopback refuses a --<name>-address flag (keyed by name; empty ones are off) that
+// is not a loopback IP and port: these processes run on a shared machine and expose
+// nothing beyond it.
+func CheckLoopback(addresses map[string]string) error {
+	for name, address := range addresses {
+		if address == "" {
+			continue
+		}
+		if err := checkLoopback(name, address); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkLoopback(name, address string) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return fmt.Errorf("--%s-address %q is not host:port: %w", name, address, err)
