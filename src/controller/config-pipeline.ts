@@ -16,7 +16,8 @@ import { checkFailureCulprits } from './check-failure-culprits.ts';
 import { checkFailureLocations } from './check-failure-locations.ts';
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
-import { type RenderStage, renderBundle } from './render-bundle.ts';
+import { KeptBackends } from './model-backends.ts';
+import { type KeptWork, KeptLint, type RenderStage, renderBundle } from './render-bundle.ts';
 import type { ExcludedIngress, ModelResult } from './routing-model.ts';
 import { type TemplateConfig, readTemplateConfig } from './template-config.ts';
 import { type TemplateLimits, defaultTemplateLimits } from './template-engine.ts';
@@ -112,6 +113,7 @@ export class ConfigPipeline {
   readonly #renderer: TemplateRenderer;
   #read: { readonly version: string; readonly config: TemplateConfig } | undefined;
   readonly #checks = new Map<string, CheckResult>();
+  readonly #kept: KeptWork = { backends: new KeptBackends(), lint: new KeptLint() };
 
   constructor(options: ConfigPipelineOptions) {
     this.#options = options;
@@ -160,16 +162,20 @@ export class ConfigPipeline {
     let checkMs = 0;
     for (let round = 0; ; round += 1) {
       const started = performance.now();
-      const rendered = await renderBundle(this.#renderer, {
-        snapshot: current,
-        templates,
-        ingressClass: this.#options.ingressClass,
-        now,
-        ...(this.#options.defaultCertificate === undefined
-          ? {}
-          : { defaultCertificate: this.#options.defaultCertificate }),
-        ...(deadline === undefined ? {} : { deadline }),
-      });
+      const rendered = await renderBundle(
+        this.#renderer,
+        {
+          snapshot: current,
+          templates,
+          ingressClass: this.#options.ingressClass,
+          now,
+          ...(this.#options.defaultCertificate === undefined
+            ? {}
+            : { defaultCertificate: this.#options.defaultCertificate }),
+          ...(deadline === undefined ? {} : { deadline }),
+        },
+        this.#kept,
+      );
       const ms = performance.now() - started;
       renderMs += ms;
       this.#options.metrics?.renderSeconds.observe(ms / 1000);

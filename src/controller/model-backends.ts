@@ -177,3 +177,46 @@ export function buildBackend(
     problems,
   };
 }
+
+interface KeptBackend {
+  readonly service: ServiceView | undefined;
+  readonly slices: readonly EndpointSliceView[] | undefined;
+  readonly fqdnNames: ClusterSnapshot['fqdnNames'];
+  readonly result: BackendResult;
+}
+
+/**
+ * Backends of the last two snapshots built, reused for a Service port whose Service view,
+ * EndpointSlice views and FQDN resolutions are the very objects they were built from (views
+ * are immutable, so the same objects give the same backend). A snapshot that rebuilds its
+ * views builds every backend again.
+ */
+export class KeptBackends {
+  #snapshot: ClusterSnapshot | undefined;
+  #current = new Map<string, KeptBackend>();
+  #previous = new Map<string, KeptBackend>();
+
+  build(snapshot: ClusterSnapshot, namespace: string, ref: ServiceRef): BackendResult {
+    if (snapshot !== this.#snapshot) {
+      this.#snapshot = snapshot;
+      this.#previous = this.#current;
+      this.#current = new Map();
+    }
+    const name = backendName(namespace, ref);
+    const service = snapshot.services.get(objectKey(namespace, ref.name));
+    const slices = snapshot.endpointSlices.get(objectKey(namespace, ref.name));
+    const kept = this.#current.get(name) ?? this.#previous.get(name);
+    if (
+      kept !== undefined &&
+      kept.service === service &&
+      kept.slices === slices &&
+      kept.fqdnNames === snapshot.fqdnNames
+    ) {
+      this.#current.set(name, kept);
+      return kept.result;
+    }
+    const result = buildBackend(snapshot, namespace, ref);
+    this.#current.set(name, { service, slices, fqdnNames: snapshot.fqdnNames, result });
+    return result;
+  }
+}

@@ -1,13 +1,21 @@
 /**
  * Snapshot → files for the agents: the routing model, the templates (rendered by the render
  * process, see template-renderer.ts), then the lint of haproxy.cfg (the agent's own lint).
- * The same snapshot and templates give byte-identical files and the same digest.
+ * The same snapshot and templates give byte-identical files and the same digest. A pipeline
+ * keeps work between renders (KeptWork: backends of unchanged views, the lint of unchanged
+ * files; the render process keeps loop fragments, template-fragments.ts), so a render of the
+ * state with one object changed redoes that object's share; the result is the same.
  */
 import { createHash } from 'node:crypto';
-import { describeFindings, inspectConfigFiles } from '../validation/haproxy-files-lint.ts';
+import {
+  type FilesInspection,
+  describeFindings,
+  inspectConfigFiles,
+} from '../validation/haproxy-files-lint.ts';
 import type { CheckFailureLocation } from './check-failure-locations.ts';
 import type { BundleFile } from './agent-client.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
+import type { KeptBackends } from './model-backends.ts';
 import { type ModelResult, buildRoutingModel } from './routing-model.ts';
 import type { TemplateConfig } from './template-config.ts';
 import { type RenderedFile, templateContext } from './template-engine.ts';
@@ -59,13 +67,51 @@ function bundleDigest(files: readonly BundleFile[]): string {
   return `sha256:${hash.digest('hex')}`;
 }
 
+/**
+ * The lint of the last bundle, reused while every file it read is the same text (the lint is
+ * pure over what it reads: haproxy.cfg and its crt-lists, not the maps).
+ */
+export class KeptLint {
+  #last:
+    | {
+        readonly reads: ReadonlyMap<string, string | undefined>;
+        readonly inspection: FilesInspection;
+      }
+    | undefined;
+
+  inspect(text: (path: string) => string | undefined): FilesInspection {
+    const last = this.#last;
+    if (last !== undefined && [...last.reads].every(([path, content]) => text(path) === content)) {
+      return last.inspection;
+    }
+    const reads = new Map<string, string | undefined>();
+    const inspection = inspectConfigFiles((path) => {
+      const content = text(path);
+      reads.set(path, content);
+      return content;
+    });
+    this.#last = { reads, inspection };
+    return inspection;
+  }
+}
+
+/** Work kept between renders of one pipeline: backends and the lint of unchanged files. */
+export interface KeptWork {
+  readonly backends: KeptBackends;
+  readonly lint: KeptLint;
+}
+
 /** The routing model a request renders from. */
-export function requestModel(request: Omit<RenderRequest, 'templates'>): ModelResult {
+export function requestModel(
+  request: Omit<RenderRequest, 'templates'>,
+  kept?: KeptWork,
+): ModelResult {
   return buildRoutingModel(request.snapshot, {
     now: request.now,
     ...(request.defaultCertificate === undefined
       ? {}
       : { defaultCertificate: request.defaultCertificate }),
+    ...(kept === undefined ? {} : { keptBackends: kept.backends }),
   });
 }
 
@@ -73,6 +119,7 @@ export function requestModel(request: Omit<RenderRequest, 'templates'>): ModelRe
 export function assembleBundle(
   model: ModelResult,
   rendered: readonly RenderedFile[],
+  kept?: KeptWork,
 ): BundleOutcome {
   const byPath = new Map<string, string>();
   for (const [path, content] of model.files) byPath.set(path, content);
@@ -88,7 +135,8 @@ export function assembleBundle(
     }
     byPath.set(file.path, file.content);
   }
-  const { findings } = inspectConfigFiles((path) => byPath.get(path));
+  const read = (path: string): string | undefined => byPath.get(path);
+  const { findings } = kept === undefined ? inspectConfigFiles(read) : kept.lint.inspect(read);
   if (findings.length > 0) {
     return {
       ok: false,
@@ -116,13 +164,14 @@ export function assembleBundle(
 export async function renderBundle(
   renderer: TemplateRenderer,
   request: RenderRequest,
+  kept?: KeptWork,
 ): Promise<BundleOutcome> {
-  const model = requestModel(request);
+  const model = requestModel(request, kept);
   const rendered = await renderer.render({
     ...request.templates,
     context: templateContext(model.model, request.ingressClass),
     ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
   });
   if (!rendered.ok) return { ...rendered, model };
-  return assembleBundle(model, rendered.files);
+  return assembleBundle(model, rendered.files, kept);
 }

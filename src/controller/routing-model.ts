@@ -13,7 +13,12 @@
  */
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
-import { type EndpointProblem, backendName, buildBackend } from './model-backends.ts';
+import {
+  type EndpointProblem,
+  type KeptBackends,
+  backendName,
+  buildBackend,
+} from './model-backends.ts';
 import { buildCertificates } from './model-certificates.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
 import {
@@ -112,6 +117,8 @@ export interface ModelOptions {
   /** `namespace/name` of the default certificate Secret. */
   readonly defaultCertificate?: string;
   readonly now: Date;
+  /** Backends kept from earlier builds, reused while their views stay the same objects. */
+  readonly keptBackends?: KeptBackends;
 }
 
 function compare(a: string, b: string): number {
@@ -157,6 +164,7 @@ function claimRoutes(
   ingresses: readonly ValidIngress[],
   snapshot: ClusterSnapshot,
   warnings: ModelWarning[],
+  kept: KeptBackends | undefined,
 ): { routes: ModelRoute[]; backends: ModelBackend[] } {
   const routes = new Map<string, ModelRoute>();
   const backends = new Map<
@@ -181,7 +189,12 @@ function claimRoutes(
       }
       const backend = backendName(ingress.namespace, route.service);
       if (!backends.has(backend)) {
-        backends.set(backend, buildBackend(snapshot, ingress.namespace, route.service));
+        backends.set(
+          backend,
+          kept === undefined
+            ? buildBackend(snapshot, ingress.namespace, route.service)
+            : kept.build(snapshot, ingress.namespace, route.service),
+        );
       }
       used.add(backend);
       const host = servedHost(route.host);
@@ -223,7 +236,7 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
       valid.push(checked);
     }
   }
-  const { routes, backends } = claimRoutes(valid, snapshot, warnings);
+  const { routes, backends } = claimRoutes(valid, snapshot, warnings, options.keptBackends);
   const tls = buildCertificates(valid, snapshot, options);
   const byName = (a: ValidIngress, b: ValidIngress): number =>
     compare(objectKey(a.namespace, a.name), objectKey(b.namespace, b.name));

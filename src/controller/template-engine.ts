@@ -10,14 +10,18 @@
  *   so loops, ranges and output count against hard limits, not only Liquid's own counters;
  * - no file larger than the agents accept;
  * - every `{{ output }}` passes an escape that refuses CR, LF and NUL, so no value can start
- *   a configuration line of its own (the `raw` filter is replaced and cannot skip it).
+ *   a configuration line of its own (the `raw` filter is replaced and cannot skip it);
+ * - loops whose body depends on the item alone reuse what it rendered for an item seen in the
+ *   last render (template-fragments.ts), so rendering the state with one object changed
+ *   renders that object's iterations only.
  *
  * Liquid has no way to call JavaScript from a template; data is passed as plain objects.
  */
-import { Liquid, type Template } from 'liquidjs';
+import { Liquid, Output, type Template } from 'liquidjs';
 import { defaultApplyLimits } from '../agent-api/apply-request.ts';
 import { describeError } from '../errors.ts';
 import type { RoutingModel } from './routing-model.ts';
+import { reusingForTag } from './template-fragments.ts';
 import type { TemplateConfig } from './template-config.ts';
 
 export interface RenderedFile {
@@ -100,7 +104,16 @@ export function createTemplateEngine(
     cache: false,
   });
   engine.registerFilter('raw', (value: unknown) => value);
+  engine.registerTag('for', reusingForTag(escapeFilterName(engine)));
   return engine;
+}
+
+/** The name Liquid gives the output escape it appends to every `{{ output }}`. */
+function escapeFilterName(engine: Liquid): string {
+  const [probe] = engine.parse('{{ x }}');
+  const name = probe instanceof Output ? probe.value.filters.at(-1)?.name : undefined;
+  if (name === undefined) throw new Error('Liquid appended no output escape to an output.');
+  return name;
 }
 
 /** The context templates see: the routing model in Liquid's snake_case. */

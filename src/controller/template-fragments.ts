@@ -1,0 +1,203 @@
+/**
+ * Incremental rendering: the `for` tag of the template engine keeps what its body rendered
+ * for each item, and emits it again for an item it has seen, when the body's output can
+ * depend on nothing but the item. Rendering the current state and then that state with one
+ * Ingress changed renders the loop bodies of the changed routes, backends and certificates
+ * only; every other iteration is a string looked up by the item's JSON text.
+ *
+ * A body is reused only when its output is a function of the item alone (checked once, when
+ * the template is parsed): the only variable it reads from outside is the loop variable
+ * (Liquid's static analysis), it assigns nothing, it contains only the tags listed below
+ * (no `break`, `continue`, `cycle`, `increment`, `assign`, `capture`, partials), nested
+ * loops have no `offset` (`offset: continue` reads a register of the render), and every
+ * filter is one whose result depends on its input and arguments only (no dates, which read
+ * the clock, no `sample`, no `*_exp` filters, which evaluate strings as expressions). Any
+ * other body renders every time, as Liquid's own `for` does.
+ *
+ * The result is the same text, and the same failure, as rendering every item:
+ * - a body that fails is not kept, so an item renders again and fails the same way;
+ * - the memory units a body used (Liquid's `memoryLimit`: ranges and filter allocations)
+ *   are charged again when its text is reused; when they would exceed the limit, the body
+ *   is rendered instead, so the limit error names the same tag and position;
+ * - the render time limit is checked before every item, as Liquid does between templates
+ *   (reused items are faster, so a render close to the time limit may pass where a full
+ *   render would be stopped: time was never a deterministic verdict).
+ * Items are JSON data (the template context, templateContext), so their JSON text names them.
+ * What is kept is bounded: the fragments of the last two renders of each loop.
+ */
+import {
+  type Context,
+  type Emitter,
+  ForTag,
+  type Liquid,
+  Output,
+  Tag,
+  type TagToken,
+  type Template,
+  type Parser,
+  type TopLevelToken,
+  Value,
+  analyzeSync,
+} from 'liquidjs';
+
+/** Tags a reusable body may contain: none of them reads or writes state of the render. */
+const pureTags = new Set(['if', 'unless', 'case', 'for', 'comment', 'raw', 'echo', '#']);
+
+/** Filters whose result is a function of their input and arguments. */
+const pureFilters = new Set([
+  ...['escape', 'xml_escape', 'escape_once', 'newline_to_br', 'strip_html'],
+  ...['abs', 'at_least', 'at_most', 'ceil', 'divided_by', 'floor', 'minus', 'plus'],
+  ...['modulo', 'times', 'round', 'url_decode', 'url_encode', 'cgi_escape', 'uri_escape'],
+  ...['slugify', 'join', 'last', 'first', 'reverse', 'sort', 'sort_natural', 'size', 'map'],
+  ...['sum', 'compact', 'concat', 'slice', 'where', 'reject', 'has', 'find_index', 'find'],
+  ...['uniq', 'group_by', 'append', 'prepend', 'lstrip', 'downcase', 'upcase', 'remove'],
+  ...['remove_first', 'remove_last', 'rstrip', 'split', 'strip', 'strip_newlines', 'squish'],
+  ...['capitalize', 'replace', 'replace_first', 'replace_last', 'truncate', 'truncatewords'],
+  ...['normalize_whitespace', 'number_of_words', 'array_to_sentence_string'],
+  ...['base64_encode', 'base64_decode', 'sha256', 'hmac_sha256', 'default', 'raw'],
+  ...['jsonify', 'to_integer', 'json', 'inspect'],
+]);
+
+function filtersArePure(value: Value, escapeFilter: string): boolean {
+  return value.filters.every(
+    (filter) => pureFilters.has(filter.name) || filter.name === escapeFilter,
+  );
+}
+
+/** Whether `templates` (and everything nested) uses only pure tags and filters. */
+function onlyPureParts(templates: readonly Template[], escapeFilter: string): boolean {
+  for (const template of templates) {
+    if (template instanceof Output) {
+      if (!filtersArePure(template.value, escapeFilter)) return false;
+      continue;
+    }
+    if (!(template instanceof Tag)) continue; // literal text
+    if (!pureTags.has(template.name)) return false;
+    if (template instanceof ForTag && 'offset' in template.hash.hash) return false;
+    const node: Template = template;
+    for (const argument of node.arguments?.() ?? []) {
+      if (argument instanceof Value && !filtersArePure(argument, escapeFilter)) return false;
+    }
+    const children = node.children?.(false, true).next();
+    if (children?.done === true && !onlyPureParts(children.value, escapeFilter)) return false;
+    if (children?.done === false) return false;
+  }
+  return true;
+}
+
+/** Whether a loop body's output depends on the loop variable alone. */
+export function bodyIsPure(
+  templates: readonly Template[],
+  variable: string,
+  escapeFilter: string,
+): boolean {
+  if (!onlyPureParts(templates, escapeFilter)) return false;
+  const analysis = analyzeSync([...templates], { partials: false });
+  return (
+    Object.keys(analysis.locals).length === 0 &&
+    Object.keys(analysis.globals).every((name) => name === variable)
+  );
+}
+
+interface Fragment {
+  readonly text: string;
+  /** Memory units (Liquid's memoryLimit) rendering it used. */
+  readonly units: number;
+}
+
+/** The JSON text naming an item, or undefined for a value that is not JSON data. */
+function itemKey(ctx: Context, variable: string): string | undefined {
+  try {
+    const text: unknown = JSON.stringify(ctx.getSync([variable]));
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The body of a reusable loop as one template: renders the original body for an item not
+ * seen in the last two renders, emits the kept text otherwise.
+ */
+class KeptBody implements Template {
+  readonly token: TagToken;
+  readonly #templates: Template[];
+  readonly #variable: string;
+  readonly #liquid: Liquid;
+  readonly #renders = new WeakSet<Context>();
+  #current = new Map<string, Fragment>();
+  #previous = new Map<string, Fragment>();
+
+  constructor(token: TagToken, templates: Template[], variable: string, liquid: Liquid) {
+    this.token = token;
+    this.#templates = templates;
+    this.#variable = variable;
+    this.#liquid = liquid;
+  }
+
+  *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+    if (!this.#renders.has(ctx)) {
+      this.#renders.add(ctx);
+      this.#previous = this.#current;
+      this.#current = new Map();
+    }
+    const key = itemKey(ctx, this.#variable);
+    if (key === undefined) {
+      yield this.#liquid.renderer.renderTemplates(this.#templates, ctx, emitter);
+      return;
+    }
+    const kept = this.#current.get(key) ?? this.#previous.get(key);
+    if (kept !== undefined && this.#charge(ctx, kept.units)) {
+      this.#current.set(key, kept);
+      emitter.write(kept.text);
+      return;
+    }
+    const limiter = ctx.memoryLimit;
+    let units = 0;
+    ctx.memoryLimit = new Proxy(limiter, {
+      get: (target, property, receiver): unknown =>
+        property === 'use'
+          ? (count: number): void => {
+              target.use(count);
+              if (count > 0) units += count;
+            }
+          : Reflect.get(target, property, receiver),
+    });
+    let text: unknown;
+    try {
+      // Without an emitter, Liquid renders into a string as renderSync does.
+      text = yield this.#liquid.renderer.renderTemplates(this.#templates, ctx);
+    } finally {
+      ctx.memoryLimit = limiter;
+    }
+    if (typeof text === 'string') this.#current.set(key, { text, units });
+    emitter.write(text);
+  }
+
+  /** Charges a kept fragment's memory units; false (nothing charged) when over the limit. */
+  #charge(ctx: Context, units: number): boolean {
+    try {
+      ctx.memoryLimit.use(units);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  *children(): Generator<unknown, Template[]> {
+    yield* [];
+    return this.#templates;
+  }
+}
+
+/** The `for` tag with reusable bodies; registered in place of Liquid's own. */
+export function reusingForTag(escapeFilter: string): typeof ForTag {
+  return class ReusingForTag extends ForTag {
+    constructor(token: TagToken, remainTokens: TopLevelToken[], liquid: Liquid, parser: Parser) {
+      super(token, remainTokens, liquid, parser);
+      if (this.templates.length > 0 && bodyIsPure(this.templates, this.variable, escapeFilter)) {
+        this.templates = [new KeptBody(token, this.templates, this.variable, liquid)];
+      }
+    }
+  };
+}
