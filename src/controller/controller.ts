@@ -3,7 +3,7 @@
  * agent on the leader; leader election on a Lease; the admission webhook (the release's
  * Secrets plus Ingresses and HAProxyTemplateConfigs) on every replica; health and metrics.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { IdentityOverrides } from '../webhook/index.ts';
 import type { ListenAddress } from '../net/listen-address.ts';
@@ -25,6 +25,13 @@ import { loadedTlsReport } from '../tls/loaded-report.ts';
 import { TlsSeries } from './tls-series.ts';
 import { TlsStateBook } from './tls-state-book.ts';
 import { TlsStatePublisher } from './tls-state-publisher.ts';
+import { pruneTlsState } from './tls-state-pruning.ts';
+import { makeApiClient } from '../kube/api-client.ts';
+import { apiStatus } from '../kube/api-errors.ts';
+import { describeError } from '../errors.ts';
+
+/** How often the leader removes the TLS state entries of Pods that are gone. */
+const tlsPruneIntervalMs = 60_000;
 
 export interface ControllerOptions {
   readonly kubeConfig: KubeConfig;
@@ -248,6 +255,39 @@ export async function startController(
     const interval = setInterval(() => {
       if (election.leading) void delivery.sync();
     }, options.syncIntervalMs ?? 10_000);
+    if (tlsStates !== undefined) {
+      const core = makeApiClient(options.kubeConfig, CoreV1Api, {
+        counter,
+        userAgent: options.userAgent,
+      });
+      const podExists = async (name: string): Promise<boolean> => {
+        try {
+          await core.readNamespacedPod({ name, namespace: options.namespace });
+          return true;
+        } catch (error) {
+          if (apiStatus(error) === 404) return false;
+          throw error;
+        }
+      };
+      const pruning = setInterval(() => {
+        if (!election.leading) return;
+        const known = new Set([
+          options.identity,
+          ...discovery.endpoints().map((endpoint) => endpoint.name),
+        ]);
+        pruneTlsState({
+          config: watch.templateConfig(),
+          known,
+          podExists,
+          sink: tlsStates.publisher,
+        }).catch((error: unknown) => {
+          logger.warn({ err: describeError(error) }, 'could not prune the TLS state of gone Pods');
+        });
+      }, tlsPruneIntervalMs);
+      closers.push(() => {
+        clearInterval(pruning);
+      });
+    }
     closers.push(() => {
       clearInterval(interval);
     });
@@ -280,7 +320,11 @@ function recordTlsState(
   metrics: ControllerMetrics,
   material: TlsMaterialWatcher,
   logger: Logger,
-): { readonly book: TlsStateBook; close: () => Promise<void> } {
+): {
+  readonly book: TlsStateBook;
+  readonly publisher: TlsStatePublisher;
+  close: () => Promise<void>;
+} {
   const publisher = new TlsStatePublisher({
     ...kube,
     namespace: options.namespace,
@@ -304,6 +348,7 @@ function recordTlsState(
   timer.unref();
   return {
     book,
+    publisher,
     close: async () => {
       clearInterval(timer);
       unsubscribe();
