@@ -24,6 +24,8 @@ tools=(
   "source-controller flux github.com/fluxcd/source-controller"
   "helm-controller flux github.com/fluxcd/helm-controller"
   "argocd argocd github.com/argoproj/argo-cd/v3/cmd"
+  "cert-manager-controller cert-manager haptic.local/tools/cert-manager/cmd/cert-manager-controller"
+  "cert-manager-cainjector cert-manager haptic.local/tools/cert-manager/cmd/cert-manager-cainjector"
 )
 
 goversion=$(go env GOVERSION)
@@ -37,7 +39,9 @@ for entry in "${tools[@]}"; do
     [ -n "$release" ] || { echo "tools/$dir/go.mod does not require k8s.io/kubernetes" >&2; exit 1; }
     ldflags="-s -X k8s.io/component-base/version.gitVersion=$release -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$release" | cut -d. -f2)"
   fi
-  key=$(cat "$root/tools/$dir/go.mod" "$root/tools/$dir/go.sum" <(echo "$pkg $goversion $ldflags") | sha256sum | cut -c1-16)
+  # A wrapper's own Go sources (tools/cert-manager's mains) are part of the key too.
+  key=$(cat "$root/tools/$dir/go.mod" "$root/tools/$dir/go.sum" <(echo "$pkg $goversion $ldflags") \
+    <(cd "$root/tools/$dir" && find . -name '*.go' -type f | LC_ALL=C sort | xargs -r cat) | sha256sum | cut -c1-16)
   target="$cache/$name-$key"
   if [ ! -x "$target" ]; then
     echo "building $name ($pkg, key $key)" >&2

@@ -11,7 +11,7 @@
  * ca.crt, and, as the failure path, a CA Issuer whose Secret is missing reported not Ready
  * with the Secret named.
  *
- *   node dev/gitops/cert-manager-check.ts [binDir]   (default .tools/bin)
+ *   node dev/gitops/cert-manager-check.ts
  *
  * The last line is one JSON object with the seconds each step took.
  */
@@ -227,9 +227,7 @@ let passed = false;
 try {
   const cli = clusterCli(plane.kubeconfigPath);
   const certManager = await timed('certManagerStart', () =>
-    startCertManager(plane.kubeconfigPath, join(dir, 'cert-manager'), {
-      ...(process.argv[2] === undefined ? {} : { binDir: process.argv[2] }),
-    }),
+    startCertManager(plane.kubeconfigPath, join(dir, 'cert-manager')),
   );
   try {
     await cli.kubectl(['create', 'namespace', namespace]);

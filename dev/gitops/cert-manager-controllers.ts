@@ -6,12 +6,12 @@
  * loopback ports of their own. The CRDs come from the module's `deploy/crds` (plain
  * controller-gen YAML, no templating).
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { freePort } from '../lib/free-port.ts';
 import { startSupervised, type SupervisedProcess } from '../lib/supervised-process.ts';
-import { projectRoot } from '../lib/tools.ts';
+import { toolPath } from '../lib/tools.ts';
 import { clusterCli, type ClusterCli } from './cluster-cli.ts';
 import { moduleDir, waitHealthy } from './engine-process.ts';
 
@@ -25,22 +25,6 @@ export interface CertManager {
   /** The cert-manager module version each binary reports (`--version`), by binary. */
   readonly versions: Readonly<Record<CertManagerBinary, string>>;
   stop(): Promise<void>;
-}
-
-export interface CertManagerOptions {
-  /**
-   * Directory holding both binaries.
-   * @default `.tools/bin` (dev/install-tools.sh links them there)
-   */
-  readonly binDir?: string;
-}
-
-function binaryPath(binDir: string, name: CertManagerBinary): string {
-  const path = join(binDir, name);
-  if (!existsSync(path)) {
-    throw new Error(`${path} is missing; run \`dev/install-tools.sh ${name}\` first.`);
-  }
-  return path;
 }
 
 async function installCrds(cli: ClusterCli, moduleRoot: string): Promise<void> {
@@ -67,15 +51,10 @@ async function installCrds(cli: ClusterCli, moduleRoot: string): Promise<void> {
  * controller after its informer caches synced and every control loop started. A binary
  * built from another pin than tools/cert-manager/go.mod is refused before anything starts.
  */
-export async function startCertManager(
-  kubeconfig: string,
-  dir: string,
-  options: CertManagerOptions = {},
-): Promise<CertManager> {
-  const binDir = options.binDir ?? join(projectRoot, '.tools', 'bin');
+export async function startCertManager(kubeconfig: string, dir: string): Promise<CertManager> {
   const paths = {
-    'cert-manager-controller': binaryPath(binDir, 'cert-manager-controller'),
-    'cert-manager-cainjector': binaryPath(binDir, 'cert-manager-cainjector'),
+    'cert-manager-controller': toolPath('cert-manager-controller'),
+    'cert-manager-cainjector': toolPath('cert-manager-cainjector'),
   };
   const pinned = await moduleDir('cert-manager', certManagerModule);
   const versions = {

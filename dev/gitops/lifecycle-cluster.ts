@@ -13,6 +13,7 @@ import { nodeRunning } from '../lib/node/node-host.ts';
 import { importImage } from '../lib/node/node-images.ts';
 import { clusterCli, type ClusterCli } from './cluster-cli.ts';
 import { argoNamespace } from './argo-controllers.ts';
+import { certManagerNamespace } from './cert-manager-controllers.ts';
 import { removeArgoObjects } from './argo-provider.ts';
 import { fluxNamespace } from './flux-controllers.ts';
 import { removeFluxObjects } from './flux-provider.ts';
@@ -47,7 +48,7 @@ export async function removeSuiteObjects(cli: ClusterCli): Promise<void> {
   ]);
   await cli.kubectl([
     ...['delete', 'namespace', releaseNamespace, applicationNamespace],
-    ...[fluxNamespace, argoNamespace, '--ignore-not-found', '--timeout=3m'],
+    ...[fluxNamespace, argoNamespace, certManagerNamespace, '--ignore-not-found', '--timeout=3m'],
   ]);
 }
 

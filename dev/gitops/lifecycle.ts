@@ -1,4 +1,4 @@
-// make test-gitops-lifecycle GITOPS_PROVIDER=argo|flux [GITOPS_CERTIFICATES=external]
+// make test-gitops-lifecycle GITOPS_PROVIDER=argo|flux [GITOPS_CERTIFICATES=external|cert-manager]
 // [GITOPS_ARTIFACTS=dir]: the GitOps guide's install, repeat sync, upgrade, rejection and
 // forward recovery through a real GitOps engine on the real node, with four synthetic chart
 // versions from this checkout in a real OCI registry. Writes result.json to the artifacts
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { projectRoot, toolPath } from '../lib/tools.ts';
 import { startArgoProvider } from './argo-provider.ts';
+import { startCertManager } from './cert-manager-controllers.ts';
 import type { ClusterCli } from './cluster-cli.ts';
 import { startFluxProvider } from './flux-provider.ts';
 import type { GitOpsProvider } from './gitops-provider.ts';
@@ -46,9 +47,9 @@ if (providerName !== 'flux' && providerName !== 'argo') {
   );
   process.exit(2);
 }
-if (certificates !== 'external') {
+if (certificates !== 'external' && certificates !== 'cert-manager') {
   process.stderr.write(
-    `GITOPS_CERTIFICATES=${certificates}: only external certificates are available (the cert-manager controllers are not built).\n`,
+    `GITOPS_CERTIFICATES=${certificates}: name the certificate source, GITOPS_CERTIFICATES=external or GITOPS_CERTIFICATES=cert-manager.\n`,
   );
   process.exit(2);
 }
@@ -113,6 +114,12 @@ try {
   say(
     `cluster ready (${cluster.shared ? 'shared node' : 'own node'}) in ${String(Math.round((performance.now() - started) / 1000))} s`,
   );
+  // The guide: "Install cert-manager before applying this configuration".
+  const certManager =
+    certificates === 'cert-manager'
+      ? await startCertManager(cli.kubeconfig, join(artifacts, 'cert-manager'))
+      : undefined;
+  if (certManager !== undefined) stops.push(() => certManager.stop());
   const registry = await startOciRegistry(join(work, 'registry'));
   stops.push(() => registry.process.stop());
   const synthetic = await publishSyntheticReleases(join(work, 'releases'), registry, cli);
@@ -195,7 +202,7 @@ try {
     hookJobs: jobs.jobs,
     traffic: { checks: ctx.traffic, during: ctx.during },
     rejectionLog: ctx.rejectionLog,
-    tools: await toolVersions(cli, provider),
+    tools: { ...(await toolVersions(cli, provider)), ...certManager?.versions },
   };
   const path = join(artifacts, 'result.json');
   writeFileSync(path, `${JSON.stringify(result, null, 2)}\n`);

@@ -19,7 +19,9 @@ export type PinnedTool =
   | 'registry'
   | 'source-controller'
   | 'helm-controller'
-  | 'argocd';
+  | 'argocd'
+  | 'cert-manager-controller'
+  | 'cert-manager-cainjector';
 
 /** Where a pinned tool lives in .tools/bin, whether or not it is there yet. */
 export function pinnedToolBin(name: PinnedTool): string {
