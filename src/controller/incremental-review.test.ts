@@ -1,0 +1,227 @@
+/**
+ * An admission review rendered incrementally (one pipeline for every review: its render
+ * process keeps loop fragments, the pipeline keeps backends and the lint) answers exactly as
+ * a review rendered from nothing (a fresh pipeline and render process for each), for random
+ * sequences of Ingress creations, changes and deletions over a base state.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ClusterSnapshot, EndpointSliceView, SecretView } from './cluster-snapshot.ts';
+import { ConfigPipeline } from './config-pipeline.ts';
+import { createRoutingReviewer } from './routing-reviewer.ts';
+import { type IngressView, readIngress } from '../validation/ingress-view.ts';
+
+const chart = join(import.meta.dirname, '../../chart/files/default-template');
+const chartFile = (name: string): string => readFileSync(join(chart, name), 'utf8');
+
+/**
+ * The chart's templates, and a map with loops that cannot be reused (forloop, assign) beside
+ * reusable ones whose filters charge Liquid's memory limit.
+ */
+const config = {
+  apiVersion: 'haproxy-haptic.org/v1alpha1',
+  kind: 'HAProxyTemplateConfig',
+  metadata: { namespace: 'haptic', name: 'haptic', uid: 'u', resourceVersion: '1' },
+  spec: {
+    haproxyConfig: { template: chartFile('haproxy.cfg.liquid') },
+    maps: {
+      'exact.map': { template: chartFile('exact.map.liquid') },
+      'prefix.map': { template: chartFile('prefix.map.liquid') },
+      'extra.map': {
+        template: [
+          '{% assign seen = 0 %}',
+          '{% for route in routes %}{{ forloop.index }} {{ route.host | upcase }}{{ route.path }}',
+          '{% assign seen = seen | plus: 1 %}{% endfor %}',
+          '{% for backend in backends %}{{ backend.name | split: ":" | join: "_" }}',
+          '{% for server in backend.servers %} {{ server.endpoint | append: "/" }}{% endfor %}',
+          '{% if backend.servers.size == 0 %} none{% endif %}\n{% endfor %}',
+          'total {{ seen }}\n',
+        ].join(''),
+      },
+    },
+    certificateLists: {
+      'certificates.list': { template: chartFile('certificates.list.liquid') },
+    },
+  },
+};
+
+const tmp = mkdtempSync(join(tmpdir(), 'incremental-review-'));
+const warm = new ConfigPipeline({ ingressClass: 'haptic', check: { socket: join(tmp, 'none') } });
+afterAll(async () => {
+  await warm.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function tlsSecret(name: string): SecretView {
+  execFileSync(
+    'openssl',
+    [
+      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'],
+      ...['-keyout', join(tmp, 'tls.key'), '-out', join(tmp, 'tls.crt'), '-days', '3'],
+      ...['-subj', '/CN=x.example.com'],
+    ],
+    { stdio: 'ignore' },
+  );
+  const data = (file: string): string => readFileSync(join(tmp, file)).toString('base64');
+  return { namespace: 'a', name, data: { 'tls.crt': data('tls.crt'), 'tls.key': data('tls.key') } };
+}
+
+function slice(service: string, addresses: readonly string[]): EndpointSliceView {
+  return {
+    namespace: 'a',
+    name: `${service}-1`,
+    serviceName: service,
+    addressType: 'IPv4',
+    ports: [{ name: 'http', port: 8080 }],
+    endpoints: [{ addresses, ready: true }],
+  };
+}
+
+/** Services web (two endpoints), api (one, 127.0.0.1 refused), idle (none); no Service gone. */
+const base: Omit<ClusterSnapshot, 'ingresses'> = {
+  services: new Map(
+    ['web', 'api', 'idle'].map((name) => [
+      `a/${name}`,
+      { namespace: 'a', name, ports: [{ name: 'http', port: 80 }] },
+    ]),
+  ),
+  endpointSlices: new Map([
+    ['a/web', [slice('web', ['10.0.0.1', '10.0.0.2'])]],
+    ['a/api', [slice('api', ['10.0.1.1', '127.0.0.1'])]],
+  ]),
+  secrets: new Map([['a/tls', tlsSecret('tls')]]),
+  fqdnNames: new Map(),
+};
+
+const ingressObject = fc.record({
+  namespace: fc.constantFrom('a', 'b'),
+  name: fc.constantFrom('one', 'two', 'three', 'four'),
+  created: fc.constantFrom('2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z', undefined),
+  host: fc.constantFrom('x.example.com', 'y.example.com', '*.example.com', ''),
+  paths: fc.array(
+    fc.record({
+      path: fc.constantFrom('/', '/api', '/v1/', 'bad'),
+      pathType: fc.constantFrom('Prefix', 'Exact'),
+      service: fc.constantFrom('web', 'api', 'idle', 'gone'),
+    }),
+    { minLength: 1, maxLength: 3 },
+  ),
+  tls: fc.constantFrom(undefined, 'tls', 'missing'),
+});
+type IngressObject = typeof ingressObject extends fc.Arbitrary<infer T> ? T : never;
+
+function manifest(object: IngressObject): Record<string, unknown> {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: {
+      namespace: object.namespace,
+      name: object.name,
+      ...(object.created === undefined ? {} : { creationTimestamp: object.created }),
+    },
+    spec: {
+      ingressClassName: 'haptic',
+      ...(object.tls === undefined
+        ? {}
+        : { tls: [{ hosts: [object.host || 'x.example.com'], secretName: object.tls }] }),
+      rules: [
+        {
+          ...(object.host === '' ? {} : { host: object.host }),
+          http: {
+            paths: object.paths.map((entry) => ({
+              path: entry.path,
+              pathType: entry.pathType,
+              backend: { service: { name: entry.service, port: { number: 80 } } },
+            })),
+          },
+        },
+      ],
+    },
+  };
+}
+
+function viewOf(object: IngressObject): IngressView | undefined {
+  const view = readIngress(manifest(object));
+  return typeof view === 'string' ? undefined : view;
+}
+
+const operation = fc.oneof(
+  fc.record({ kind: fc.constant('write' as const), object: ingressObject }),
+  fc.record({ kind: fc.constant('delete' as const), object: ingressObject }),
+);
+
+function reviewerOf(pipeline: ConfigPipeline, snapshot: ClusterSnapshot) {
+  return createRoutingReviewer({
+    watch: {
+      snapshot: () => snapshot,
+      templateConfig: () => config,
+      ourClassIsDefault: () => false,
+    },
+    pipeline,
+    ingressClass: 'haptic',
+    namespace: 'haptic',
+    templateConfigName: 'haptic',
+  });
+}
+
+/** Deep-comparable parts of a pipeline outcome (without its timings). */
+function comparable(outcome: Awaited<ReturnType<ConfigPipeline['run']>>): unknown {
+  if (!outcome.ok) return outcome;
+  return {
+    files: outcome.files.map((file) => [file.path, file.content.toString()]),
+    digest: outcome.digest,
+    model: outcome.model,
+  };
+}
+
+describe('an incremental admission review', () => {
+  it('answers as a review rendered from nothing, for random Ingress writes and deletions', async () => {
+    const now = new Date('2026-11-29T12:00:00Z');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(ingressObject, { maxLength: 4 }),
+        fc.array(operation, { minLength: 1, maxLength: 5 }),
+        async (initial, operations) => {
+          const ingresses = new Map<string, IngressView>();
+          const put = (object: IngressObject): void => {
+            const view = viewOf(object);
+            if (view !== undefined) ingresses.set(`${object.namespace}/${object.name}`, view);
+          };
+          initial.forEach(put);
+          for (const step of operations) {
+            const snapshot: ClusterSnapshot = { ...base, ingresses: [...ingresses.values()] };
+            if (step.kind === 'write') {
+              const fresh = new ConfigPipeline({
+                ingressClass: 'haptic',
+                check: { socket: join(tmp, 'none') },
+              });
+              try {
+                const object = manifest(step.object);
+                const [incremental, full] = await Promise.all([
+                  reviewerOf(warm, snapshot).reviewIngress(object, step.object.namespace),
+                  reviewerOf(fresh, snapshot).reviewIngress(object, step.object.namespace),
+                ]);
+                expect(incremental).toEqual(full);
+                const [warmState, freshState] = await Promise.all([
+                  warm.run(config, snapshot, now, { lintOnly: true }),
+                  fresh.run(config, snapshot, now, { lintOnly: true }),
+                ]);
+                expect(comparable(warmState)).toEqual(comparable(freshState));
+              } finally {
+                await fresh.close();
+              }
+              put(step.object);
+            } else {
+              ingresses.delete(`${step.object.namespace}/${step.object.name}`);
+            }
+          }
+        },
+      ),
+      { numRuns: 12 },
+    );
+  }, 240_000);
+});

@@ -1,0 +1,116 @@
+import { ForTag } from 'liquidjs';
+import { describe, expect, it } from 'vitest';
+import { readTemplateConfig } from './template-config.ts';
+import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
+
+/**
+ * Renders `template` with each context in turn on one parse (so loops reuse fragments), and
+ * on a parse by an engine with Liquid's own `for` tag: both give the same texts and failures.
+ */
+function renderBothWays(
+  template: string,
+  contexts: readonly Record<string, unknown>[],
+  memoryLimit = 1_000_000,
+): { readonly reusing: string[]; readonly plain: string[] } {
+  const config = readTemplateConfig({
+    kind: 'HAProxyTemplateConfig',
+    metadata: { namespace: 'haptic', name: 'haptic' },
+    spec: { haproxyConfig: { template } },
+  });
+  if ('message' in config) throw new Error(config.message);
+  const limits = { parseLimit: 10_000, renderLimitMs: 5_000, memoryLimit };
+  const reusing = createTemplateEngine(limits);
+  const plain = createTemplateEngine(limits);
+  plain.registerTag('for', ForTag);
+  const renderAll = (engine: typeof reusing): string[] => {
+    const parsed = parseTemplates(engine, config);
+    if ('message' in parsed) throw new Error(parsed.message);
+    return contexts.map((context) => {
+      const result = renderTemplates(engine, parsed, context);
+      return result.ok ? (result.files[0]?.content ?? '') : result.message;
+    });
+  };
+  return { reusing: renderAll(reusing), plain: renderAll(plain) };
+}
+
+const words = (n: number, from = 0): string[] =>
+  Array.from({ length: n }, (_, i) => `word${String(from + i).padStart(6, '0')}`);
+
+describe('loops that reuse fragments', () => {
+  it('reuse the text of items seen before and render changed ones', () => {
+    const { reusing, plain } = renderBothWays(
+      '{% for b in backends %}backend {{ b.name }}{% for s in b.servers %} {{ s }}{% endfor %}\n{% endfor %}',
+      [
+        {
+          backends: [
+            { name: 'x', servers: ['1', '2'] },
+            { name: 'y', servers: [] },
+          ],
+        },
+        {
+          backends: [
+            { name: 'x', servers: ['1', '3'] },
+            { name: 'y', servers: [] },
+          ],
+        },
+        {
+          backends: [
+            { name: 'y', servers: [] },
+            { name: 'x', servers: ['1', '2'] },
+          ],
+        },
+      ],
+    );
+    expect(reusing).toEqual([
+      'backend x 1 2\nbackend y\n',
+      'backend x 1 3\nbackend y\n',
+      'backend y\nbackend x 1 2\n',
+    ]);
+    expect(reusing).toEqual(plain);
+  });
+
+  it('charge the memory units of a reused body again, failing where a full render fails, with the same message', () => {
+    // Each body allocates through split and join; the second render's items are all seen,
+    // but together they use more than the limit.
+    const template = '{% for w in items %}{{ w | split: "" | join: "-" }}\n{% endfor %}';
+    const { reusing, plain } = renderBothWays(
+      template,
+      [{ items: words(20) }, { items: [...words(20), ...words(20)] }],
+      900,
+    );
+    expect(plain[0]).toMatch(/^w-o-r-d/);
+    expect(plain[1]).toMatch(/memory alloc limit exceeded/);
+    expect(reusing).toEqual(plain);
+  });
+
+  it('render every time a body reading more than its item: the loop index, outer variables, assignments, the clock', () => {
+    const templates = [
+      '{% for w in items %}{{ forloop.index }} {{ w }}\n{% endfor %}',
+      '{% for w in items %}{{ w }}{{ suffix }}\n{% endfor %}',
+      '{% assign n = 0 %}{% for w in items %}{% assign n = n | plus: 1 %}{{ w }}{{ n }}\n{% endfor %}',
+      '{% for w in items %}{{ w }} {{ "now" | date: "%N" }}\n{% endfor %}',
+      '{% for w in items %}{{ w }}{% break %}{% endfor %}',
+    ];
+    for (const template of templates) {
+      const { reusing, plain } = renderBothWays(template, [
+        { items: ['a', 'b'], suffix: '1' },
+        { items: ['b', 'a', 'c'], suffix: '2' },
+      ]);
+      expect(reusing.map((text) => text.replace(/ \d{9}$/gm, ''))).toEqual(
+        plain.map((text) => text.replace(/ \d{9}$/gm, '')),
+      );
+      if (!template.includes('date')) expect(reusing).toEqual(plain);
+    }
+  });
+
+  it('fail on an item as a full render does, and keep nothing of the failure', () => {
+    const { reusing, plain } = renderBothWays('{% for b in backends %}{{ b.name }}\n{% endfor %}', [
+      { backends: [{ name: 'x' }, { other: 'y' }] },
+      { backends: [{ name: 'x' }, { name: 'y\nbind :1' }] },
+      { backends: [{ name: 'x' }, { name: 'y' }] },
+    ]);
+    expect(plain[0]).toMatch(/undefined variable: b\.name/);
+    expect(plain[1]).toMatch(/would insert a line break/);
+    expect(reusing).toEqual(plain);
+  });
+});
