@@ -65,9 +65,11 @@ export interface StableSecrets {
  * address and Argo CD reports it (so the Application) Progressing forever.
  */
 function suiteValues(imageRepository: string): Record<string, unknown> {
+  // Pulled on every start: each run pushes new contents under the same synthetic tags, and a
+  // node kept between runs (HAPTIC_TEST_KUBECONFIG) would otherwise start the previous run's.
   return {
-    image: { repository: imageRepository },
-    haproxy: { service: { type: 'NodePort' } },
+    image: { repository: imageRepository, pullPolicy: 'Always' },
+    haproxy: { service: { type: 'NodePort' }, image: { pullPolicy: 'Always' } },
   };
 }
 
