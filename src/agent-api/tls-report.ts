@@ -90,8 +90,12 @@ function boundedString(
   return value;
 }
 
+/**
+ * A nullable field: null or absent means none (a JSON merge patch, as the controllers write the
+ * HAProxyTemplateConfig status, stores a null by removing the key).
+ */
 function orNull<T>(value: unknown, read: (value: unknown) => T): T | null {
-  return value === null ? null : read(value);
+  return value === null || value === undefined ? null : read(value);
 }
 
 function timestamp(value: unknown, field: string): string {

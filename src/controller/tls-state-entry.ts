@@ -34,8 +34,14 @@ export type TlsStateEntryParse =
 
 const maxText = 1024;
 
+/**
+ * Null and absent are the same here: the controllers write entries with JSON merge patches,
+ * which store a null by removing the key.
+ */
+const isNone = (value: unknown): value is null | undefined => value === null || value === undefined;
+
 function optionalTimestamp(value: unknown): string | null | undefined {
-  if (value === null) return null;
+  if (isNone(value)) return null;
   return typeof value === 'string' && parseUtcTimestamp(value) !== undefined ? value : undefined;
 }
 
@@ -51,12 +57,12 @@ export function parseTlsStateEntry(value: unknown, field: string): TlsStateEntry
   if (body.role !== 'controller' && body.role !== 'agent')
     return bad('role', 'controller or agent');
   let loaded: TlsReport | null = null;
-  if (body.loaded !== null) {
+  if (!isNone(body.loaded)) {
     const parsed = parseTlsReport(body.loaded, `${field}.loaded`);
     if (!parsed.ok) return parsed;
     loaded = parsed.report;
   }
-  const error = body.error;
+  const error = isNone(body.error) ? null : body.error;
   if (error !== null && (typeof error !== 'string' || error.length > maxText))
     return bad('error', `null or a sentence of at most ${maxText} characters`);
   const lastExchange = optionalTimestamp(body.lastExchange);
