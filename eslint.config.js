@@ -106,7 +106,7 @@ const restrict = (...patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.tools/', '.demo/', '.image/', 'tools/'] },
+  { ignores: ['node_modules/', 'dist/', '.tools/', '.demo/', '.gitops/', '.image/', 'tools/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
