@@ -19,14 +19,14 @@ import { makeApiClient } from '../kube/api-client.ts';
 import { apiStatus } from '../kube/api-errors.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
-import { decodeCertificateChain, type x509 } from '../pki/index.ts';
+import { decodeCertificateChain, sha256Fingerprint, type x509 } from '../pki/index.ts';
 import {
   identitySecretKeys,
   issuerSecretKeys,
   maxPreviousTrustAheadMs,
 } from '../secrets/layout.ts';
 import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
-import { certificateSerial, sha256Fingerprint } from '../tls/loaded-report.ts';
+import { certificateSerial } from '../tls/loaded-report.ts';
 import { componentName, releaseFullname } from '../validation/chart-names.ts';
 import { readPackageVersion } from '../version.ts';
 import { formatStatusJson, formatStatusTable } from './certificates-status-format.ts';

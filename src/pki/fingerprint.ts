@@ -1,12 +1,15 @@
-/** Certificate fingerprints, in the form `openssl x509 -noout -fingerprint -sha256` prints. */
+/** Certificate fingerprints: SHA-256 of the certificate's DER. */
 import { createHash } from 'node:crypto';
 import type { x509 } from './x509.ts';
 
-/** SHA-256 of the certificate's DER, as colon-separated upper-case hex (`AB:CD:…`). */
+/** Lower-case hex without separators (how the TLS reports and `haptic certificates status` name CAs). */
+export function sha256Fingerprint(certificate: x509.X509Certificate): string {
+  return createHash('sha256').update(new Uint8Array(certificate.rawData)).digest('hex');
+}
+
+/** Colon-separated upper-case hex (`AB:CD:…`), as `openssl x509 -noout -fingerprint -sha256` prints. */
 export function certificateFingerprint(certificate: x509.X509Certificate): string {
-  const digest = createHash('sha256')
-    .update(new Uint8Array(certificate.rawData))
-    .digest('hex')
-    .toUpperCase();
-  return digest.replace(/(..)(?!$)/g, '$1:');
+  return sha256Fingerprint(certificate)
+    .toUpperCase()
+    .replace(/(..)(?!$)/g, '$1:');
 }

@@ -33,5 +33,5 @@ export {
   chainFailureReasons,
   verifyChain,
 } from './chain.ts';
-export { certificateFingerprint } from './fingerprint.ts';
+export { certificateFingerprint, sha256Fingerprint } from './fingerprint.ts';
 export { certificateFacts, isSignedBy } from './certificate-facts.ts';

@@ -8,7 +8,8 @@ import {
   issueLeaf,
 } from '../pki/index.ts';
 import { parseTlsReport } from '../agent-api/tls-report.ts';
-import { certificateSerial, loadedTlsReport, sha256Fingerprint } from './loaded-report.ts';
+import { sha256Fingerprint } from '../pki/index.ts';
+import { certificateSerial, loadedTlsReport } from './loaded-report.ts';
 import { decodeTlsMaterial } from './tls-material.ts';
 
 const now = new Date('2030-03-01T12:00:00Z');

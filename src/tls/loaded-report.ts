@@ -2,16 +2,10 @@
  * What a peer has loaded for the mTLS link, as a {@link TlsReport}: the agent answers it in
  * `GET /v1/state`, the controller records it for itself. Pure: a snapshot and `now` in.
  */
-import { createHash } from 'node:crypto';
-import { x509 } from '../pki/index.ts';
+import { sha256Fingerprint, x509 } from '../pki/index.ts';
 import type { TlsReport, TlsReportLeaf } from '../agent-api/tls-report.ts';
 import type { TlsMaterialSnapshot } from './material-watcher.ts';
 import { materialStatusAt } from './tls-material.ts';
-
-/** SHA-256 of the certificate's DER, lower-case hex without separators. */
-export function sha256Fingerprint(certificate: x509.X509Certificate): string {
-  return createHash('sha256').update(new Uint8Array(certificate.rawData)).digest('hex');
-}
 
 /** The serial number in lower-case hex without leading zero bytes. */
 export function certificateSerial(certificate: x509.X509Certificate): string {
