@@ -37,7 +37,13 @@ export interface ApplyRequestBody {
 export interface ApplyResponseBody {
   /** False when the set equals what HAProxy already runs: nothing was written or reloaded. */
   readonly changed: boolean;
+  /** True when HAProxy reloaded; false for no change or a change made through its runtime API. */
   readonly reloaded: boolean;
+  /**
+   * Server slots changed through HAProxy's runtime API without a reload (runtime-changes.ts);
+   * absent or 0 otherwise.
+   */
+  readonly runtimeChanges?: number;
   /** Counts applied changes since the state file was created. */
   readonly generation: number;
   /** Digest of haproxy.cfg now in force. */

@@ -2,9 +2,11 @@
  * Applying a set of files to HAProxy, one apply at a time:
  *
  *   lint haproxy.cfg → plan against the last applied set (unchanged: done, no reload)
- *   → stage → keep last-known-good → rename into place (haproxy.cfg last)
- *   → reload through the master socket → verify the new worker runs the new backends
- *   → record the state.
+ *   → only server slots changed (runtime-changes.ts): write the files, change the slots
+ *     through the runtime API, verify, record the state — no check, no reload
+ *   → otherwise: sandboxed haproxy -c → stage → keep last-known-good → rename into place
+ *     (haproxy.cfg last) → reload through the master socket → verify the new worker runs
+ *     the new backends → record the state.
  *
  * On failure the last-known-good files go back and HAProxy is reloaded with them; its old
  * workers serve throughout. When HAProxy refused the configuration, the check sandbox runs
@@ -13,7 +15,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { type ApplyResponseBody, configFileName } from '../agent-api/api-types.ts';
-import type { DesiredFile } from '../agent-api/apply-request.ts';
+import { type DesiredFile, digestOf } from '../agent-api/apply-request.ts';
+import { type RuntimePlan, type ServerChange, runtimePlan } from '../agent-api/runtime-changes.ts';
 import { checkHAProxyConfig } from '../sandbox/check-client.ts';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
 import { describeFindings, inspectConfigFiles } from '../validation/haproxy-files-lint.ts';
@@ -22,6 +25,7 @@ import { type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
 import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';
 import type { MasterSocket } from './master-socket.ts';
 import type { ProcessList } from './process-list.ts';
+import { updateServers } from './runtime-update.ts';
 import { type AgentFailure, agentReasons } from '../agent-api/reasons.ts';
 import { type AppliedState, writeStateFile } from './state-file.ts';
 
@@ -148,6 +152,13 @@ export class ApplyService {
         message: `${reachable} Nothing was changed.`,
       });
     }
+    const runtime = await this.#runtimePlan(files, config);
+    if (runtime.runtime) {
+      const applied = await this.#applyAtRuntime(plan, files, runtime.changes, reachable, started);
+      if (applied !== undefined) return applied;
+    } else {
+      logger.debug({ reason: runtime.reason }, 'the change needs a reload');
+    }
     // haproxy -c in the Pod's sandbox before HAProxy itself sees the files: whatever the lint
     // missed finds nothing there (another uid, no mounts of this container), and a set HAProxy
     // would reject never reaches a reload.
@@ -182,13 +193,7 @@ export class ApplyService {
     const reload = await this.#reload(backends, reachable);
     if (!reload.ok) return this.#rollBack(plan, reload);
     const reloaded = performance.now();
-    const next: AppliedState = {
-      generation: this.#state.generation + 1,
-      appliedAt: (this.#options.now ?? (() => new Date()))(),
-      files: files
-        .map((file) => ({ path: file.path, digest: file.digest, size: file.content.byteLength }))
-        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
-    };
+    const next = this.#nextState(files);
     await writeStateFile(this.#options.stateFile, next);
     await store.commit();
     this.#state = next;
@@ -219,6 +224,89 @@ export class ApplyService {
       configDigest: config.digest,
       durationMs,
       workerPid: reload.workerPid,
+    };
+  }
+
+  /** Whether `files` differ from the applied set only in server slots (runtime-changes.ts). */
+  async #runtimePlan(files: readonly DesiredFile[], config: DesiredFile): Promise<RuntimePlan> {
+    const applied = this.#state.files.find((file) => file.path === configFileName);
+    if (applied === undefined) return { runtime: false, reason: 'nothing was applied before' };
+    const text = await readFile(this.#options.store.live(configFileName), 'utf8').catch(() => '');
+    if (digestOf(Buffer.from(text)) !== applied.digest) {
+      return { runtime: false, reason: `${configFileName} on disk is not the applied one` };
+    }
+    return runtimePlan(
+      { files: this.#state.files, config: text },
+      { files, config: config.content.toString('utf8') },
+    );
+  }
+
+  /**
+   * Writes the files, then changes the server slots on the running workers: no reload, no
+   * `haproxy -c` (the set differs from the applied, checked one only in slot addresses and
+   * states, which the lint has just checked). Returns undefined when HAProxy did not take
+   * the change: the files go back, a reload resets HAProxy to them, and the caller applies
+   * the set the ordinary way.
+   */
+  async #applyAtRuntime(
+    plan: FilePlan,
+    files: readonly DesiredFile[],
+    changes: readonly ServerChange[],
+    processes: ProcessList,
+    started: number,
+  ): Promise<ApplyOutcome | undefined> {
+    const { store, master, logger } = this.#options;
+    try {
+      await store.stage(plan.writes);
+      await store.swap(plan);
+    } catch (error) {
+      await store.rollback();
+      throw error;
+    }
+    const problem = await updateServers(master, processes, changes);
+    if (problem !== undefined) {
+      logger.warn(
+        { changes: changes.length },
+        `the runtime update failed (${problem}); reloading instead`,
+      );
+      await store.rollback();
+      const restored = await readFile(store.live(configFileName), 'utf8').catch(() => '');
+      await this.#reload(inspectHaproxyConfig(restored).backends);
+      return undefined;
+    }
+    const next = this.#nextState(files);
+    await writeStateFile(this.#options.stateFile, next);
+    await store.commit();
+    this.#state = next;
+    const durationMs = performance.now() - started;
+    const configDigest = files.find((file) => file.path === configFileName)?.digest ?? '';
+    logger.info(
+      {
+        generation: next.generation,
+        configDigest,
+        runtimeChanges: changes.length,
+        durationMs: Math.round(durationMs),
+      },
+      'configuration applied through the runtime API',
+    );
+    return {
+      ok: true,
+      changed: true,
+      reloaded: false,
+      runtimeChanges: changes.length,
+      generation: next.generation,
+      configDigest,
+      durationMs,
+    };
+  }
+
+  #nextState(files: readonly DesiredFile[]): AppliedState {
+    return {
+      generation: this.#state.generation + 1,
+      appliedAt: (this.#options.now ?? (() => new Date()))(),
+      files: files
+        .map((file) => ({ path: file.path, digest: file.digest, size: file.content.byteLength }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     };
   }
 

@@ -23,9 +23,19 @@ export class MasterSocket {
    * Throws `AGENT_HAPROXY_UNAVAILABLE` when the socket cannot be reached in time.
    */
   async command(command: string): Promise<string> {
-    if (/[\n\r;]/.test(command)) {
-      throw new Error(`Refusing to send a master CLI command with a line break or ";": ${command}`);
+    return this.commands([command]);
+  }
+
+  /**
+   * Sends several commands on one line (`;`-separated, answered in order) and returns the
+   * answers together. Each command is checked as `command` checks one.
+   */
+  async commands(commands: readonly string[]): Promise<string> {
+    const bad = commands.find((command) => /[\n\r;]/.test(command));
+    if (bad !== undefined) {
+      throw new Error(`Refusing to send a master CLI command with a line break or ";": ${bad}`);
     }
+    const command = commands.join('; ');
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;

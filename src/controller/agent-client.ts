@@ -204,7 +204,8 @@ function isApplyResponse(value: unknown): value is ApplyResponseBody {
     typeof value.changed === 'boolean' &&
     typeof value.reloaded === 'boolean' &&
     typeof value.generation === 'number' &&
-    typeof value.configDigest === 'string'
+    typeof value.configDigest === 'string' &&
+    (value.runtimeChanges === undefined || typeof value.runtimeChanges === 'number')
   );
 }
 

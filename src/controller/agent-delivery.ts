@@ -146,6 +146,11 @@ export class AgentDelivery {
           agent: result.endpoint.name,
           result: result.response.changed ? 'applied' : 'unchanged',
         });
+        if (result.response.reloaded) {
+          this.#options.metrics.reloads.inc({ agent: result.endpoint.name });
+        } else if ((result.response.runtimeChanges ?? 0) > 0) {
+          this.#options.metrics.runtimeUpdates.inc({ agent: result.endpoint.name });
+        }
       } else {
         this.#confirmed.delete(key);
         this.#options.metrics.deliveries.inc({

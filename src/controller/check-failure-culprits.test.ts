@@ -283,10 +283,13 @@ describe('checkFailureCulprits', () => {
 
   it('blames the template when every line written like the failing one fails', () => {
     const broken = rendered(specs, (template) =>
-      template.replace(
-        'server {{ server.name }} {{ server.endpoint }}',
-        'server {{ server.name }} {{ server.endpoint }} bogus',
-      ),
+      // A template of its own: every endpoint on a server line of the same shape.
+      template
+        .replace('for slot in backend.slots', 'for server in backend.servers')
+        .replace(
+          'server {{ slot.name }} {{ slot.endpoint }}{% if slot.spare %} disabled{% endif %}',
+          'server {{ server.name }} {{ server.endpoint }} bogus',
+        ),
     );
     const alerts = linesWith(broken.files.get('haproxy.cfg'), ' bogus').map(
       (line) =>

@@ -2,7 +2,9 @@
  * Render → lint → sandboxed `haproxy -c`, shared by the reconciler and admission. Rendering
  * runs in the render process (template-renderer.ts), which keeps a stored
  * HAProxyTemplateConfig's parsed templates while its uid/resourceVersion stays. Check results
- * are kept by digest, so rendering the same inputs twice checks once.
+ * are kept by digest, so rendering the same inputs twice checks once, and a set that differs
+ * from the last accepted one only in server slots (runtime-changes.ts: addresses, ports,
+ * `disabled`, all linted) is accepted without `haproxy -c`, as the agents apply it at runtime.
  *
  * When HAProxy rejects the configuration and the lines it names were made from some
  * Ingresses' values (check-failure-culprits.ts), those Ingresses are left out and the rest
@@ -10,6 +12,9 @@
  * blocks the others. A line the template wrote by itself fails the whole configuration, as
  * does anything still failing after the last round; the first rejection is reported.
  */
+import { configFileName } from '../agent-api/api-types.ts';
+import { digestOf } from '../agent-api/apply-request.ts';
+import { type FileSetText, runtimePlan } from '../agent-api/runtime-changes.ts';
 import type { BundleFile } from './agent-client.ts';
 import { type BundleCheckOptions, checkBundle } from './bundle-check.ts';
 import { checkFailureCulprits } from './check-failure-culprits.ts';
@@ -97,6 +102,15 @@ function storedMetadata(
   return { uid: text('uid'), resourceVersion: text('resourceVersion') };
 }
 
+function fileSetText(files: readonly BundleFile[]): FileSetText {
+  return {
+    files: files.map((file) => ({ path: file.path, digest: digestOf(file.content) })),
+    config: Buffer.from(
+      files.find((file) => file.path === configFileName)?.content ?? new Uint8Array(),
+    ).toString('utf8'),
+  };
+}
+
 function withoutIngresses(
   snapshot: ClusterSnapshot,
   excluded: readonly ExcludedIngress[],
@@ -114,6 +128,8 @@ export class ConfigPipeline {
   #read: { readonly version: string; readonly config: TemplateConfig } | undefined;
   readonly #checks = new Map<string, CheckResult>();
   readonly #kept: KeptWork = { backends: new KeptBackends(), lint: new KeptLint() };
+  /** The last set `haproxy -c` accepted (or one differing from such a set only in slots). */
+  #lastAccepted: FileSetText | undefined;
 
   constructor(options: ConfigPipelineOptions) {
     this.#options = options;
@@ -261,6 +277,12 @@ export class ConfigPipeline {
   ): Promise<CheckResult> {
     const kept = this.#checks.get(digest);
     if (kept !== undefined) return kept;
+    const text = fileSetText(files);
+    // Only server slots differ from a set HAProxy accepted: it accepts this one too.
+    if (this.#lastAccepted !== undefined && runtimePlan(this.#lastAccepted, text).runtime) {
+      this.#lastAccepted = text;
+      return { ok: true, message: '' };
+    }
     const { check } = this.#options;
     const left = deadline === undefined ? undefined : Math.floor(deadline - performance.now());
     if (left !== undefined && left <= 0) {
@@ -279,6 +301,7 @@ export class ConfigPipeline {
     const result: CheckResult = outcome.ok
       ? { ok: true, message: '' }
       : { ok: false, failure: outcome.failure, message: outcome.message };
+    if (outcome.ok) this.#lastAccepted = text;
     // A check that could not run (timeout, missing binary) is not kept.
     if (options.remember !== false && (outcome.ok || outcome.failure === 'rejected')) {
       this.#checks.set(digest, result);

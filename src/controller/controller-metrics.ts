@@ -31,6 +31,18 @@ export class ControllerMetrics {
     labelNames: ['agent', 'result'] as const,
     registers: [this.registry],
   });
+  readonly reloads = new Counter({
+    name: 'haptic_reloads_total',
+    help: 'HAProxy reloads agents made for applied configurations, by agent.',
+    labelNames: ['agent'] as const,
+    registers: [this.registry],
+  });
+  readonly runtimeUpdates = new Counter({
+    name: 'haptic_runtime_updates_total',
+    help: 'Configurations agents applied through the HAProxy runtime API without a reload (server slot changes), by agent.',
+    labelNames: ['agent'] as const,
+    registers: [this.registry],
+  });
   readonly ingresses = new Gauge({
     name: 'haptic_ingresses',
     help: 'Ingresses of the class in the last render, by state: served (as written), conflicting (served in part) or excluded.',

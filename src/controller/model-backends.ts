@@ -13,6 +13,7 @@ import {
   objectKey,
 } from './cluster-snapshot.ts';
 import { addressRefusal } from '../validation/endpoint-addresses.ts';
+import { serverSlots } from './server-slots.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
 import type { ModelBackend, ModelServer } from './routing-model.ts';
 import type { BackendView, IngressView } from '../validation/ingress-view.ts';
@@ -166,13 +167,15 @@ export function buildBackend(
     }
   }
   const sorted = [...servers.entries()].sort(([a], [b]) => compare(a, b));
+  const named = sorted.map(([, server], i) => ({ ...server, name: `s${i + 1}` }));
   return {
     backend: {
       name: backendName(namespace, ref),
       namespace,
       service: ref.name,
       servicePort: portText(ref),
-      servers: sorted.map(([, server], i) => ({ ...server, name: `s${i + 1}` })),
+      servers: named,
+      slots: serverSlots(named),
     },
     problems,
   };

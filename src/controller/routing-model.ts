@@ -11,6 +11,7 @@
  *   certificate with a warning (model-certificates.ts);
  * - backend names cannot collide, and no server points at the HAProxy host (model-backends.ts).
  */
+import type { ModelSlot } from './server-slots.ts';
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
 import {
@@ -62,6 +63,8 @@ export interface ModelBackend {
   readonly service: string;
   readonly servicePort: string;
   readonly servers: readonly ModelServer[];
+  /** The servers placed in a fixed number of slots, the rest spare (server-slots.ts). */
+  readonly slots: readonly ModelSlot[];
 }
 
 export interface ModelCertificate {

@@ -141,6 +141,7 @@ export function templateContext(
       service: backend.service,
       service_port: backend.servicePort,
       servers: backend.servers.map((server) => ({ ...server })),
+      slots: backend.slots.map((slot) => ({ ...slot })),
     })),
     certificates: model.certificates.map((certificate) => ({
       file: certificate.file,

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type FileSetText,
+  parseServerAddress,
+  runtimePlan,
+  serverCommands,
+} from './runtime-changes.ts';
+
+const base = [
+  'global',
+  '  default-path config',
+  'frontend http',
+  '  bind :8080',
+  '  use_backend %[var(txn.backend)]',
+  'backend team:web:80',
+  '  balance roundrobin',
+  '  server s1 10.0.0.1:8080',
+  '  server s2 127.0.0.1:1 disabled',
+  'listen stats',
+  '  server s1 [fd00::1]:9000 weight 5',
+];
+
+function set(lines: readonly string[], maps = 'sha256:aa'): FileSetText {
+  return {
+    files: [
+      { path: 'haproxy.cfg', digest: `sha256:${lines.join('|').length}` },
+      { path: 'maps/exact.map', digest: maps },
+    ],
+    config: lines.join('\n'),
+  };
+}
+
+function edited(index: number, line: string): string[] {
+  return base.map((text, i) => (i === index ? line : text));
+}
+
+describe('runtimePlan', () => {
+  it('fills a spare slot: address, port and ready', () => {
+    expect(runtimePlan(set(base), set(edited(8, '  server s2 10.0.0.2:8080')))).toEqual({
+      runtime: true,
+      changes: [
+        { backend: 'team:web:80', server: 's2', address: '10.0.0.2', port: 8080, state: 'ready' },
+      ],
+    });
+  });
+
+  it('empties a slot: maint at the placeholder', () => {
+    expect(runtimePlan(set(base), set(edited(7, '  server s1 127.0.0.1:1 disabled')))).toEqual({
+      runtime: true,
+      changes: [
+        { backend: 'team:web:80', server: 's1', address: '127.0.0.1', port: 1, state: 'maint' },
+      ],
+    });
+  });
+
+  it('re-addresses an IPv6 server of a listen section and keeps its settings', () => {
+    const plan = runtimePlan(set(base), set(edited(10, '  server s1 [fd00::2]:9001 weight 5')));
+    expect(plan).toEqual({
+      runtime: true,
+      changes: [{ backend: 'stats', server: 's1', address: 'fd00::2', port: 9001, state: 'ready' }],
+    });
+  });
+
+  it('has no changes for the same text', () => {
+    expect(runtimePlan(set(base), set(base))).toEqual({ runtime: true, changes: [] });
+  });
+
+  it.each([
+    ['another file changed', set(base), set(edited(8, '  server s2 10.0.0.2:8080'), 'sha256:bb')],
+    ['a line was added', set(base), set([...base, '  server s3 10.0.0.3:80'])],
+    ['a setting changed', set(base), set(edited(7, '  server s1 10.0.0.1:8080 weight 2'))],
+    ['a server was renamed', set(base), set(edited(7, '  server s9 10.0.0.1:8080'))],
+    ['a host name', set(base), set(edited(7, '  server s1 web.example.com:8080'))],
+    ['an environment variable', set(base), set(edited(7, '  server s1 ${ADDR}:8080'))],
+    ['an address without a port', set(base), set(edited(7, '  server s1 10.0.0.9'))],
+    ['a port out of range', set(base), set(edited(7, '  server s1 10.0.0.9:70000'))],
+    ['another directive', set(base), set(edited(6, '  balance leastconn'))],
+    [
+      'a server in a frontend',
+      set(edited(4, '  server s1 10.0.0.1:80')),
+      set(edited(4, '  server s1 10.0.0.2:80')),
+    ],
+    ['disabled not last', set(base), set(edited(8, '  server s2 10.0.0.2:8080 disabled weight 1'))],
+  ])('reloads when %s', (_, previous, next) => {
+    expect(runtimePlan(previous, next)).toMatchObject({ runtime: false });
+  });
+
+  it('says which line needs the reload', () => {
+    expect(runtimePlan(set(base), set(edited(6, '  balance leastconn')))).toEqual({
+      runtime: false,
+      reason: 'haproxy.cfg line 7 changed and is not a server slot',
+    });
+  });
+
+  it('refuses a backend name that cannot go into a runtime command', () => {
+    const previous = edited(5, 'backend "a b"');
+    expect(
+      runtimePlan(
+        set(previous),
+        set(previous.map((line, i) => (i === 7 ? '  server s1 10.0.0.2:8080' : line))),
+      ),
+    ).toMatchObject({ runtime: false });
+  });
+});
+
+describe('parseServerAddress', () => {
+  it.each([
+    ['10.0.0.1:80', { address: '10.0.0.1', port: 80 }],
+    ['[fd00::1]:443', { address: 'fd00::1', port: 443 }],
+    ['10.0.0.1', undefined],
+    ['[10.0.0.1]:80', undefined],
+    ['fd00::1:80', undefined],
+    ['10.0.0.1:0', undefined],
+    ['999.0.0.1:80', undefined],
+  ])('%s', (text, expected) => {
+    expect(parseServerAddress(text)).toEqual(expected);
+  });
+});
+
+describe('serverCommands', () => {
+  it('gives a filled slot its address before it serves', () => {
+    expect(
+      serverCommands({ backend: 'b', server: 's1', address: '10.0.0.1', port: 80, state: 'ready' }),
+    ).toEqual(['set server b/s1 addr 10.0.0.1 port 80', 'set server b/s1 state ready']);
+  });
+
+  it('takes an emptied slot out of service before its address changes', () => {
+    expect(
+      serverCommands({ backend: 'b', server: 's1', address: '127.0.0.1', port: 1, state: 'maint' }),
+    ).toEqual(['set server b/s1 state maint', 'set server b/s1 addr 127.0.0.1 port 1']);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * Whether a new file set differs from the one HAProxy runs only in ways its runtime API
+ * expresses exactly, and which commands those are. One derivation for both ends: the
+ * controller skips `haproxy -c` for such a set (the last checked one differs from it only in
+ * server addresses and the `disabled` flag), the agent applies it without a reload.
+ *
+ * Runtime-expressible: every file but haproxy.cfg identical (by digest), haproxy.cfg with the
+ * same lines except `server <name> <ip>:<port> [settings…] [disabled]` lines of a `backend`
+ * or `listen` section that keep their name and settings and change only the address, the port
+ * or the trailing `disabled` (a server slot filled, emptied or re-addressed). Anything else —
+ * another line, a map, a certificate, a host name or an environment variable in an address —
+ * is a reload, with the first reason found.
+ */
+import { isIP } from 'node:net';
+import { configFileName } from './api-types.ts';
+import { type ConfigWord, splitConfigLine } from '../validation/haproxy-config-words.ts';
+import { sectionKinds, otherSections } from '../validation/haproxy-keywords.ts';
+
+export interface FileDigest {
+  readonly path: string;
+  readonly digest: string;
+}
+
+/** One side of the comparison: every file's digest, and haproxy.cfg's text. */
+export interface FileSetText {
+  readonly files: readonly FileDigest[];
+  readonly config: string;
+}
+
+/** A server slot as the new haproxy.cfg declares it. */
+export interface ServerChange {
+  readonly backend: string;
+  readonly server: string;
+  /** An IPv4 or IPv6 literal (no brackets). */
+  readonly address: string;
+  readonly port: number;
+  /** `maint`: the line ends with `disabled` (an empty slot); `ready` otherwise. */
+  readonly state: 'ready' | 'maint';
+}
+
+export type RuntimePlan =
+  | { readonly runtime: true; readonly changes: readonly ServerChange[] }
+  | { readonly runtime: false; readonly reason: string };
+
+/** Proxy and server names put into runtime commands: HAProxy's identifier characters. */
+const identifier = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+const sectionKeywords: ReadonlySet<string> = new Set([
+  ...Object.keys(sectionKinds),
+  ...otherSections,
+]);
+
+function reload(reason: string): RuntimePlan {
+  return { runtime: false, reason };
+}
+
+function literal(word: ConfigWord | undefined): string | undefined {
+  return word !== undefined && word.references.length === 0 ? word.text : undefined;
+}
+
+/** `10.0.0.1:80` or `[fd00::1]:80` → address and port; anything else is not a slot address. */
+export function parseServerAddress(
+  text: string,
+): { readonly address: string; readonly port: number } | undefined {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([0-9.]+)):([0-9]{1,5})$/.exec(text);
+  if (match === null) return undefined;
+  const address = match[1] ?? match[2] ?? '';
+  const family = isIP(address);
+  if ((match[1] !== undefined && family !== 6) || (match[2] !== undefined && family !== 4)) {
+    return undefined;
+  }
+  const port = Number(match[3]);
+  return port >= 1 && port <= 65535 ? { address, port } : undefined;
+}
+
+interface ServerLine {
+  readonly name: string;
+  readonly address: string;
+  readonly port: number;
+  readonly disabled: boolean;
+  /** The settings between the address and the trailing `disabled`. */
+  readonly settings: readonly string[];
+}
+
+function serverLine(text: string): ServerLine | undefined {
+  const line = splitConfigLine(text);
+  if (line.error !== undefined || line.scope) return undefined;
+  const words = line.words.map(literal);
+  if (words.some((word) => word === undefined)) return undefined;
+  const [keyword, name, endpoint, ...rest] = words as string[];
+  if (keyword !== 'server' || name === undefined || !identifier.test(name)) return undefined;
+  const parsed = endpoint === undefined ? undefined : parseServerAddress(endpoint);
+  if (parsed === undefined) return undefined;
+  const disabled = rest.at(-1) === 'disabled';
+  return { name, ...parsed, disabled, settings: disabled ? rest.slice(0, -1) : rest };
+}
+
+/** The `backend`/`listen` name of the section line `index` is in, or why there is none. */
+function proxyOf(lines: readonly string[], index: number): string | { readonly reason: string } {
+  for (let i = index - 1; i >= 0; i -= 1) {
+    const first = /^\s*([A-Za-z-]+)(?:\s|$)/.exec(lines[i] ?? '')?.[1];
+    if (first === undefined || !sectionKeywords.has(first)) continue;
+    const [, name] = splitConfigLine(lines[i] ?? '').words;
+    const proxy = literal(name);
+    if ((first !== 'backend' && first !== 'listen') || proxy === undefined) {
+      return { reason: `line ${index + 1} is a server line outside a backend or listen section` };
+    }
+    return identifier.test(proxy)
+      ? proxy
+      : { reason: `the name of the section of line ${index + 1} cannot be used at runtime` };
+  }
+  return { reason: `line ${index + 1} is outside every section` };
+}
+
+function sameSettings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((word, i) => word === b[i]);
+}
+
+/** The runtime commands that turn `previous` into `next`, or why a reload is needed. */
+export function runtimePlan(previous: FileSetText, next: FileSetText): RuntimePlan {
+  const before = new Map(previous.files.map((file) => [file.path, file.digest]));
+  if (before.size !== next.files.length) return reload('files were added or removed');
+  for (const file of next.files) {
+    const digest = before.get(file.path);
+    if (digest === undefined) return reload(`${file.path} is new`);
+    if (file.path !== configFileName && digest !== file.digest) {
+      return reload(`${file.path} changed`);
+    }
+  }
+  const old = previous.config.split('\n');
+  const lines = next.config.split('\n');
+  if (old.length !== lines.length) return reload(`${configFileName} has other lines`);
+  const changes: ServerChange[] = [];
+  for (let i = 0; i < lines.length; i += 1) {
+    const text = lines[i] ?? '';
+    if (text === old[i]) continue;
+    const was = serverLine(old[i] ?? '');
+    const now = serverLine(text);
+    if (was === undefined || now === undefined) {
+      return reload(`${configFileName} line ${i + 1} changed and is not a server slot`);
+    }
+    if (was.name !== now.name || !sameSettings(was.settings, now.settings)) {
+      return reload(`${configFileName} line ${i + 1} changes more than the server's address`);
+    }
+    const backend = proxyOf(lines, i);
+    if (typeof backend !== 'string') return reload(backend.reason);
+    changes.push({
+      backend,
+      server: now.name,
+      address: now.address,
+      port: now.port,
+      state: now.disabled ? 'maint' : 'ready',
+    });
+  }
+  return { runtime: true, changes };
+}
+
+/**
+ * The runtime API commands for one change, in order: an emptied slot is taken out of
+ * service before its address changes, a filled one gets its address before it serves.
+ */
+export function serverCommands(change: ServerChange): readonly string[] {
+  const target = `${change.backend}/${change.server}`;
+  const address = `set server ${target} addr ${change.address} port ${change.port}`;
+  return change.state === 'maint'
+    ? [`set server ${target} state maint`, address]
+    : [address, `set server ${target} state ready`];
+}
