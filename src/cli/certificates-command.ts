@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../certs/duration-text.ts';
 import { defaultDeployments } from '../certs/expiry-sources.ts';
 import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
+import { addRotateCa } from './certificates-rotate-ca-command.ts';
 import { addStatus } from './certificates-status-command.ts';
 
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -203,7 +204,7 @@ function addCheck(certificates: Command): void {
     });
 }
 
-/** Adds `certificates renew` and `certificates check` to the program. */
+/** Adds `certificates renew`, `check`, `status` and `rotate-ca` to the program. */
 export function registerCertificatesCommand(program: Command): void {
   const certificates = program
     .command('certificates')
@@ -211,4 +212,5 @@ export function registerCertificatesCommand(program: Command): void {
   addRenew(certificates);
   addCheck(certificates);
   addStatus(certificates);
+  addRotateCa(certificates);
 }

@@ -1,0 +1,216 @@
+/**
+ * What `haptic certificates status` and `haptic certificates rotate-ca` read of a release: its
+ * two Deployments, the identity Secrets their `agent-tls` volumes mount, their Pods, the
+ * issuer Secret (when the default provider has one) and the Pods' TLS state entries in the
+ * HAProxyTemplateConfig status. I/O only; `expectedTrustOf` turns a Secret into what its
+ * Pods must report (pure).
+ */
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  type V1Deployment,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import { agentTlsVolume } from '../certs/expiry-sources.ts';
+import type { TlsPeerRole, TlsStateEntryParse } from '../controller/tls-state-entry.ts';
+import { parseTlsStateEntry, tlsStatusField } from '../controller/tls-state-entry.ts';
+import {
+  templateConfigGroup,
+  templateConfigPlural,
+  templateConfigVersion,
+} from '../controller/template-config.ts';
+import { makeApiClient } from '../kube/api-client.ts';
+import { apiStatus } from '../kube/api-errors.ts';
+import { loadKubeConfig } from '../kube/kube-config.ts';
+import { RequestCounter } from '../kube/request-counter.ts';
+import { decodeCertificateChain, sha256Fingerprint, type x509 } from '../pki/index.ts';
+import { identitySecretKeys, maxPreviousTrustAheadMs } from '../secrets/layout.ts';
+import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
+import { certificateSerial } from '../tls/loaded-report.ts';
+import { componentName, releaseFullname } from '../validation/chart-names.ts';
+import { readPackageVersion } from '../version.ts';
+import type { ExpectedTrust } from './certificates-status-rows.ts';
+
+/** A release that cannot be read as the command needs it (missing Deployment or Secret). */
+export class ReleaseReadError extends Error {}
+
+export interface ReleaseClients {
+  readonly apps: AppsV1Api;
+  readonly core: CoreV1Api;
+  readonly custom: CustomObjectsApi;
+}
+
+/** API clients for `command` (it names the command in the User-Agent). */
+export function connectRelease(kubeconfig: string | undefined, command: string): ReleaseClients {
+  const kc = loadKubeConfig(kubeconfig);
+  const client = {
+    counter: new RequestCounter(),
+    userAgent: `haptic/${readPackageVersion()} (certificates ${command})`,
+  };
+  return {
+    apps: makeApiClient(kc, AppsV1Api, client),
+    core: makeApiClient(kc, CoreV1Api, client),
+    custom: makeApiClient(kc, CustomObjectsApi, client),
+  };
+}
+
+export interface ReleaseRef {
+  readonly namespace: string;
+  readonly release: string;
+}
+
+/** One of the two Deployments and the identity Secret it mounts. */
+export interface ReleaseWorkload {
+  readonly role: TlsPeerRole;
+  readonly deployment: V1Deployment;
+  /** The Secret of the `agent-tls` volume. */
+  readonly secretName: string;
+  readonly secret: V1Secret;
+  /** The Deployment's Pod selector, as a label selector string. */
+  readonly selector: string;
+}
+
+export interface ReleaseTls {
+  readonly workloads: Readonly<Record<TlsPeerRole, ReleaseWorkload>>;
+  /** Pods of both Deployments that are not being deleted. */
+  readonly pods: readonly { readonly name: string; readonly role: TlsPeerRole }[];
+  /** The issuer Secret of the default provider, when it exists. */
+  readonly issuer: V1Secret | undefined;
+  /** status.tls entries by Pod name, as parsed. */
+  readonly entries: ReadonlyMap<string, TlsStateEntryParse>;
+}
+
+const noOverrides = { nameOverride: '', fullnameOverride: '' };
+
+/** The Deployment names of a release, by role (the chart's names without overrides). */
+export function releaseDeploymentNames(release: string): Record<TlsPeerRole, string> {
+  const fullname = releaseFullname(release, noOverrides);
+  return {
+    controller: componentName(fullname, 'controller'),
+    agent: componentName(fullname, 'haproxy'),
+  };
+}
+
+async function orAbsent<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (apiStatus(error) === 404) return undefined;
+    throw error;
+  }
+}
+
+function templateConfigName(controller: V1Deployment, fallback: string): string {
+  const args = controller.spec?.template.spec?.containers.flatMap((c) => c.args ?? []) ?? [];
+  const flag = args.find((arg) => arg.startsWith('--template-config='));
+  return flag === undefined ? fallback : flag.slice('--template-config='.length);
+}
+
+async function readWorkload(
+  clients: ReleaseClients,
+  role: TlsPeerRole,
+  name: string,
+  namespace: string,
+): Promise<ReleaseWorkload> {
+  const deployment = await orAbsent(() =>
+    clients.apps.readNamespacedDeployment({ name, namespace }),
+  );
+  if (deployment === undefined)
+    throw new ReleaseReadError(
+      `Deployment ${namespace}/${name} does not exist; check -n and --release.`,
+    );
+  const secretName = deployment.spec?.template.spec?.volumes?.find((v) => v.name === agentTlsVolume)
+    ?.secret?.secretName;
+  if (secretName === undefined || secretName === '')
+    throw new ReleaseReadError(
+      `Deployment ${namespace}/${name} has no ${agentTlsVolume} Secret volume; the release does not use mTLS.`,
+    );
+  const secret = await orAbsent(() =>
+    clients.core.readNamespacedSecret({ name: secretName, namespace }),
+  );
+  if (secret === undefined)
+    throw new ReleaseReadError(
+      `Secret ${namespace}/${secretName} (mounted by the ${role}s) does not exist.`,
+    );
+  const labels = deployment.spec?.selector.matchLabels ?? {};
+  const selector = Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  return { role, deployment, secretName, secret, selector };
+}
+
+/** Reads the release's Deployments, identity Secrets, Pods, issuer Secret and TLS entries. */
+export async function readReleaseTls(
+  clients: ReleaseClients,
+  ref: ReleaseRef,
+): Promise<ReleaseTls> {
+  const { namespace } = ref;
+  const names = releaseDeploymentNames(ref.release);
+  const controller = await readWorkload(clients, 'controller', names.controller, namespace);
+  const agent = await readWorkload(clients, 'agent', names.agent, namespace);
+  const pods: { name: string; role: TlsPeerRole }[] = [];
+  for (const workload of [controller, agent]) {
+    const list = await clients.core.listNamespacedPod({
+      namespace,
+      labelSelector: workload.selector,
+    });
+    for (const pod of list.items) {
+      if (pod.metadata?.deletionTimestamp !== undefined) continue;
+      pods.push({ name: pod.metadata?.name ?? '', role: workload.role });
+    }
+  }
+  const fullname = releaseFullname(ref.release, noOverrides);
+  const issuer = await orAbsent(() =>
+    clients.core.readNamespacedSecret({ name: componentName(fullname, 'agent-ca'), namespace }),
+  );
+  const config = (await orAbsent(() =>
+    clients.custom.getNamespacedCustomObject({
+      group: templateConfigGroup,
+      version: templateConfigVersion,
+      namespace,
+      plural: templateConfigPlural,
+      name: templateConfigName(controller.deployment, fullname),
+    }),
+  )) as { status?: Record<string, unknown> } | undefined;
+  const recorded = config?.status?.[tlsStatusField];
+  const entries = new Map<string, TlsStateEntryParse>();
+  if (typeof recorded === 'object' && recorded !== null && !Array.isArray(recorded)) {
+    for (const [pod, value] of Object.entries(recorded))
+      entries.set(pod, parseTlsStateEntry(value, `status.${tlsStatusField}.${pod}`));
+  }
+  return { workloads: { controller, agent }, pods, issuer, entries };
+}
+
+/** The certificates of a base64 PEM value; none when absent or empty. */
+export function certificatesOf(base64: string | undefined): readonly x509.X509Certificate[] {
+  if (base64 === undefined || base64 === '') return [];
+  return decodeCertificateChain(Buffer.from(base64, 'base64'));
+}
+
+/** SHA-256 fingerprints (lower-case hex) of a base64 PEM value. */
+export function fingerprintsOf(base64: string | undefined): string[] {
+  return certificatesOf(base64).map(sha256Fingerprint);
+}
+
+/** What the Pods mounting an identity Secret with this data must report, at `now`. */
+export function expectedTrustOf(
+  secretName: string,
+  data: Readonly<Record<string, string>>,
+  now: Date,
+): ExpectedTrust {
+  const until = parseUtcTimestamp(
+    Buffer.from(data[identitySecretKeys.previousTrustUntil] ?? '', 'base64').toString('utf8'),
+  );
+  const ahead = until === undefined ? 0 : until.getTime() - now.getTime();
+  const [leaf] = certificatesOf(data[identitySecretKeys.certificate]);
+  return {
+    secret: secretName,
+    cas: fingerprintsOf(data[identitySecretKeys.trust]),
+    previousCas:
+      ahead > 0 && ahead <= maxPreviousTrustAheadMs
+        ? fingerprintsOf(data[identitySecretKeys.previousTrust])
+        : [],
+    leafSerial: leaf === undefined ? undefined : certificateSerial(leaf),
+  };
+}
