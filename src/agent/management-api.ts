@@ -88,6 +88,7 @@ export function managementApi(options: ManagementApiOptions): express.Express {
         configDigest: outcome.configDigest,
         durationMs: Math.round(outcome.durationMs * 10) / 10,
         ...(outcome.workerPid === undefined ? {} : { workerPid: outcome.workerPid }),
+        ...(outcome.runtimeChanges === undefined ? {} : { runtimeChanges: outcome.runtimeChanges }),
       };
       response.json(body);
     },

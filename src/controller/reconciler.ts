@@ -1,11 +1,12 @@
 /**
- * The reconcile loop: changes are debounced, then the current snapshot goes through the
- * pipeline (render → lint → haproxy -c). A good result becomes the desired configuration
- * and, on the leader, is delivered to every agent; a failure keeps the last good one
- * everywhere and is reported (status condition and Event with HAProxy's message).
- * Ingresses left out (by the routing model, or at the check for lines HAProxy rejects) or
- * served in part get one Event each; once every agent runs a configuration, the Ingresses in
- * it carry the published address in their status; metrics count everything.
+ * The reconcile loop: changes are debounced (the first after a quiet period goes at once),
+ * then the current snapshot goes through the pipeline (render → lint → haproxy -c). A good
+ * result becomes the desired configuration and, on the leader, is delivered to every agent;
+ * a failure keeps the last good one everywhere and is reported (status condition and Event
+ * with HAProxy's message). Ingresses left out (by the routing model, or at the check for
+ * lines HAProxy rejects) or served in part get one Event each; once every agent runs a
+ * configuration, the Ingresses in it carry the published address in their status; metrics
+ * count everything.
  */
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
@@ -47,6 +48,8 @@ export class Reconciler {
   readonly #options: ReconcilerOptions;
   #timer: NodeJS.Timeout | undefined;
   #firstPending = 0;
+  /** When the last reconcile started (Date.now()). */
+  #lastStarted = 0;
   #running: Promise<void> | undefined;
   #again = false;
   #stopped = false;
@@ -63,17 +66,27 @@ export class Reconciler {
     return this.#lastOutcome;
   }
 
-  /** Schedules a reconcile after the debounce. */
+  /**
+   * Schedules a reconcile: at once for the first change after a quiet debounce period (a
+   * single endpoint change waits for nothing), otherwise after the debounce, gathering the
+   * changes that follow, and never later than `maxDelayMs` after the first of them.
+   */
   trigger(): void {
     if (this.#stopped) return;
     const now = Date.now();
+    const debounce = this.#options.debounceMs ?? 100;
+    const quiet =
+      this.#timer === undefined &&
+      this.#running === undefined &&
+      now - this.#lastStarted >= debounce;
     if (this.#timer === undefined) this.#firstPending = now;
     clearTimeout(this.#timer);
-    const debounce = this.#options.debounceMs ?? 100;
-    const wait = Math.max(
-      0,
-      Math.min(debounce, this.#firstPending + (this.#options.maxDelayMs ?? 1_000) - now),
-    );
+    const wait = quiet
+      ? 0
+      : Math.max(
+          0,
+          Math.min(debounce, this.#firstPending + (this.#options.maxDelayMs ?? 1_000) - now),
+        );
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.run();
@@ -89,6 +102,7 @@ export class Reconciler {
     this.#running = (async () => {
       do {
         this.#again = false;
+        this.#lastStarted = Date.now();
         try {
           await this.#reconcile();
         } catch (error) {

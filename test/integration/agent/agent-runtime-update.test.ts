@@ -1,0 +1,232 @@
+/**
+ * Endpoint changes without reloads, on two real agent + HAProxy replicas over real mTLS: a
+ * set that differs from the applied one only in server slots is applied through HAProxy's
+ * runtime API (no reload, no new process), traffic follows at once, and the files on disk
+ * are the set sent, so a restart serves the same. Anything else reloads, and a runtime
+ * update HAProxy does not take falls back to a reload.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type Server, createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeAtomicProjection } from '../../../dev/lib/atomic-writer.ts';
+import { encodeApply } from '../../../src/agent-api/apply-encoding.ts';
+import { MasterSocket } from '../../../src/agent/master-socket.ts';
+import { parseProcessList } from '../../../src/agent/process-list.ts';
+import { AgentClient } from '../../../src/controller/agent-client.ts';
+import { type AgentApplyResult, applyToAgents } from '../../../src/controller/agent-fanout.ts';
+import { TlsMaterialWatcher } from '../../../src/tls/material-watcher.ts';
+import { Replica } from './replica.ts';
+import { identitySecret, specMaterial } from './test-pki.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'haptic-agent-runtime-'));
+const replicas: Replica[] = [];
+const upstreams: Server[] = [];
+const upstreamPorts: number[] = [];
+let watcher: TlsMaterialWatcher | undefined;
+let client: AgentClient;
+
+/** A server slot line as the default template writes it: an upstream, or spare. */
+type Slot = number | 'spare';
+
+function config(slots: readonly Slot[], extra = ''): string {
+  const lines = slots.map((slot, i) =>
+    slot === 'spare'
+      ? `  server s${i + 1} 127.0.0.1:1 disabled`
+      : `  server s${i + 1} 127.0.0.1:${upstreamPorts[slot] ?? 0}`,
+  );
+  return `global
+  default-path config
+
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 10s
+  timeout server 10s
+
+frontend web
+  bind "\${HAPTIC_LISTEN_ADDRESS}:8080"
+  default_backend team:web:80
+
+backend team:web:80
+  balance roundrobin
+  http-request return status 503 content-type text/plain string "no endpoints" if { nbsrv eq 0 }
+${lines.join('\n')}
+${extra}`;
+}
+
+async function apply(text: string): Promise<AgentApplyResult[]> {
+  const results = await applyToAgents(
+    client,
+    replicas.map((replica) => replica.endpoint()),
+    encodeApply([{ path: 'haproxy.cfg', content: Buffer.from(text) }]),
+  );
+  return [...results];
+}
+
+function responses(results: readonly AgentApplyResult[]) {
+  return results.map((result) => {
+    if (!result.ok) throw new Error(result.error.message);
+    return result.response;
+  });
+}
+
+/** The bodies of `count` requests through a replica (roundrobin visits every server). */
+async function answers(replica: Replica, count = 8): Promise<Set<string>> {
+  const seen = new Set<string>();
+  for (let i = 0; i < count; i += 1) {
+    seen.add(
+      await new Promise<string>((resolve, reject) => {
+        const call = request(
+          { host: replica.address, port: replica.httpPort, path: '/', agent: false },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => {
+              resolve(`${response.statusCode ?? 0} ${Buffer.concat(chunks).toString()}`);
+            });
+          },
+        );
+        call.on('error', reject);
+        call.end();
+      }),
+    );
+  }
+  return seen;
+}
+
+/** HAProxy's reload count and process count, from its master socket. */
+async function processes(replica: Replica): Promise<{ reloads: number; processes: number }> {
+  const list = parseProcessList(await new MasterSocket(replica.masterSocket).command('show proc'));
+  if (list === undefined) throw new Error(`no process list from ${replica.name}`);
+  return {
+    reloads: list.master.reloads,
+    processes: 1 + list.workers.length + list.oldWorkers.length,
+  };
+}
+
+beforeAll(async () => {
+  for (const name of ['a', 'b']) {
+    const server = createServer((_, response) => {
+      response.end(`upstream ${name}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    upstreams.push(server);
+    upstreamPorts.push(address.port);
+  }
+  const material = await specMaterial('haptic-agent', 'haptic-controller');
+  for (const [index, address] of ['127.0.21.1', '127.0.21.2'].entries()) {
+    const replica = await Replica.create(root, `haproxy-${index}`, address, {
+      clientName: 'haptic-controller',
+    });
+    replicas.push(replica);
+    await writeAtomicProjection(replica.tlsDir, identitySecret(material.agent, [material.ca]));
+    await replica.startAgent();
+    await replica.startHAProxy();
+  }
+  const controllerDir = join(root, 'controller-tls');
+  await writeAtomicProjection(controllerDir, identitySecret(material.controller, [material.ca]));
+  watcher = await TlsMaterialWatcher.start({
+    dir: controllerDir,
+    logger: pino({ level: 'silent' }),
+  });
+  client = new AgentClient({ mode: 'mtls', material: watcher, serverName: 'haptic-agent' });
+});
+
+afterAll(async () => {
+  client.close();
+  watcher?.close();
+  await Promise.all(replicas.map((replica) => replica.stop()));
+  for (const server of upstreams) server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('endpoint changes through the runtime API', () => {
+  it('reloads for the first configuration, which serves one upstream', async () => {
+    for (const response of responses(await apply(config([0, 'spare', 'spare', 'spare'])))) {
+      expect(response).toMatchObject({ changed: true, reloaded: true });
+    }
+    for (const replica of replicas)
+      expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
+  });
+
+  it('fills a spare slot without a reload or a new process, and traffic reaches it', async () => {
+    const before = await Promise.all(replicas.map(processes));
+    const next = config([0, 'spare', 1, 'spare']);
+    for (const response of responses(await apply(next))) {
+      expect(response).toMatchObject({ changed: true, reloaded: false, runtimeChanges: 1 });
+    }
+    for (const [i, replica] of replicas.entries()) {
+      expect(await answers(replica)).toEqual(new Set(['200 upstream a', '200 upstream b']));
+      expect(await processes(replica)).toEqual(before[i]);
+      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(next);
+    }
+  });
+
+  it('empties a slot without a reload, and the restarted HAProxy serves what the files say', async () => {
+    const before = await Promise.all(replicas.map(processes));
+    for (const response of responses(await apply(config(['spare', 'spare', 1, 'spare'])))) {
+      expect(response).toMatchObject({ reloaded: false, runtimeChanges: 1 });
+    }
+    for (const [i, replica] of replicas.entries()) {
+      expect(await answers(replica)).toEqual(new Set(['200 upstream b']));
+      expect(await processes(replica)).toEqual(before[i]);
+    }
+    const [first] = replicas;
+    if (first === undefined) throw new Error('no replica');
+    await first.stop();
+    await first.startAgent();
+    await first.startHAProxy();
+    expect(await answers(first)).toEqual(new Set(['200 upstream b']));
+  });
+
+  it('answers 503 from the template once every slot is spare, still without a reload', async () => {
+    for (const response of responses(await apply(config(['spare', 'spare', 'spare', 'spare'])))) {
+      expect(response).toMatchObject({ reloaded: false, runtimeChanges: 1 });
+    }
+    for (const replica of replicas)
+      expect(await answers(replica, 2)).toEqual(new Set(['503 no endpoints']));
+  });
+
+  it('reloads for a change that is not a server slot', async () => {
+    for (const response of responses(
+      await apply(config([0, 'spare', 'spare', 'spare', 'spare'])),
+    )) {
+      expect(response).toMatchObject({ changed: true, reloaded: true });
+      expect(response.runtimeChanges ?? 0).toBe(0);
+    }
+    for (const replica of replicas)
+      expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
+  });
+
+  it('falls back to a reload when HAProxy does not take the runtime update', async () => {
+    // A slot inside a block HAProxy skips: the files allow the change, the running worker
+    // has no such server.
+    const hidden = (slot: Slot): string =>
+      config(
+        [0, 'spare', 'spare', 'spare', 'spare'],
+        `
+backend hidden
+.if defined(HAPTIC_NO_SUCH_VARIABLE)
+${slot === 'spare' ? '  server s1 127.0.0.1:1 disabled' : `  server s1 127.0.0.1:${upstreamPorts[slot] ?? 0}`}
+.endif
+`,
+      );
+    for (const response of responses(await apply(hidden('spare')))) {
+      expect(response).toMatchObject({ reloaded: true });
+    }
+    const next = hidden(1);
+    for (const response of responses(await apply(next))) {
+      expect(response).toMatchObject({ changed: true, reloaded: true });
+    }
+    for (const replica of replicas) {
+      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(next);
+      expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
+      expect(replica.agentLogText()).toContain('the runtime update failed');
+    }
+  });
+});
