@@ -15,6 +15,7 @@ import { type Violation, renewalReasons } from './reasons.ts';
 import { type IssuerMaterial, identityRoles } from '../secrets/material.ts';
 import { type RenewalInput } from './renewal-input.ts';
 import { isRenewalDue, renewalTime } from './renewal-time.ts';
+import { everyReplicaConverged } from './replica-convergence.ts';
 
 // Refusals.
 
@@ -156,6 +157,17 @@ export const previousCaExpired: Check<IssuedContext> = ({ issuer, input, now }) 
       )
     : undefined;
 
+export const replicasConverged: Check<IssuedContext> = ({ issuer, overlap, input }) => {
+  const convergence = input.convergence;
+  if (overlap === undefined || convergence === undefined || !everyReplicaConverged(convergence))
+    return undefined;
+  return violation(
+    renewalReasons.ReplicasConverged,
+    `Every current replica (${convergence.replicas.length}) reports the CA generation ${issuer.generation} and the identities issued with it, ` +
+      `before the trust overlap ends at ${overlap.until.toISOString()}; the Job removes the previous CA from the issuer Secret ${input.secretNames.issuer} and the identity Secrets now.`,
+  );
+};
+
 // Builders.
 
 /** Checks that make the Job refuse to act: bad configuration or an issuer it must not replace. */
@@ -176,7 +188,10 @@ export function caRotationChecks(): readonly Check<IssuedContext>[] {
   return [caExpired, caRenewalDue, caOutlivedByIdentity];
 }
 
-/** Checks on the issuer that end a rotation. */
+/**
+ * Checks on the issuer that end a rotation: its deadline has passed, or every replica already
+ * reports the new identities. Run after the identities were found consistent with the rotation.
+ */
 export function issuerCleanupChecks(): readonly Check<IssuedContext>[] {
-  return [previousCaExpired];
+  return [previousCaExpired, replicasConverged];
 }

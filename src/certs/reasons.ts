@@ -70,6 +70,11 @@ export const renewalReasons = {
 
   /** The issuer's rotation overlap deadline has passed; the previous CA must be forgotten. */
   PreviousCaExpired: 'PreviousCaExpired',
+  /**
+   * Before the overlap deadline, every current replica of both Deployments reports the new CA
+   * and the identities issued with it: the previous CA is no longer needed by anyone.
+   */
+  ReplicasConverged: 'ReplicasConverged',
   /** An identity Secret still carries previous-CA trust or the cross-signed CA outside an overlap. */
   IdentityPreviousTrustStale: 'IdentityPreviousTrustStale',
 

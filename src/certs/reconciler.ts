@@ -7,10 +7,30 @@
  * the resourceVersion read), matching the Jobs' RBAC. Nothing due costs three reads and no
  * write. Each write persists a state the policy resumes from, so a run killed after any write
  * and rerun completes the same generation; a write that loses a race ends the run.
+ *
+ * During a CA rotation's overlap (just begun by this run or found open), the run reads what
+ * the replicas report (`replica-reports.ts`) and waits, up to `convergence.timeoutMs`, until
+ * every one reports the new CA and identities; the policy then removes the previous CA before
+ * its deadline. A run that times out leaves the clean-up to the deadline and names the
+ * replicas that lag. Reports that cannot be read (say, RBAC of an older chart) only delay the
+ * clean-up to the deadline.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { HapticError, errorCodes } from '../errors.ts';
+import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { statusRows } from '../cli/certificates-status-rows.ts';
+import type { ReplicaReportSource } from '../kube/replica-reports.ts';
+import { sha256Fingerprint } from '../pki/index.ts';
+import { type ExpectedTrust, expectedTrustOf } from './expected-trust.ts';
+import {
+  type ReplicaConvergence,
+  type ReplicaRole,
+  everyReplicaConverged,
+  laggingReplicas,
+  replicaConvergence,
+} from './replica-convergence.ts';
+import type { RenewalInput } from './renewal-input.ts';
 import type { Violation } from './reasons.ts';
 import { type PlannedWrite, planWrites } from './renewal-plan.ts';
 import { type RenewalDecision, decideRenewal } from './renewal-policy.ts';
@@ -26,11 +46,22 @@ export interface SecretStore {
   replace(body: V1Secret): Promise<V1Secret>;
 }
 
+/** How a run waits for the replicas before ending a rotation's overlap early. */
+export interface ConvergenceWait {
+  readonly reports: ReplicaReportSource;
+  /** How long to keep reading the reports until every replica converged. */
+  readonly timeoutMs: number;
+  /** Pause between two reads. */
+  readonly intervalMs: number;
+}
+
 export interface RenewOptions extends RenewalSettings {
   /** The run's clock: every threshold is judged and everything issued at this moment. */
   readonly now: Date;
   /** Called after each write with the number of writes so far (fault injection, progress). */
   readonly afterWrite?: (writes: number) => void;
+  /** Without it, a rotation's overlap always lasts until its deadline. */
+  readonly convergence?: ConvergenceWait;
 }
 
 export interface RenewResult {
@@ -42,8 +73,11 @@ export interface RenewResult {
   readonly generation: number;
 }
 
-/** Decide-and-act passes before the run gives up; every decision path converges in three. */
-const maxPasses = 5;
+/**
+ * Decide-and-act passes before the run gives up; every decision path converges in three, plus
+ * one that waits for the replicas.
+ */
+const maxPasses = 6;
 
 function namedSecret(options: RenewOptions, target: RenewalTarget): string {
   return `${options.secrets.namespace}/${options.secrets[target]}`;
@@ -103,6 +137,91 @@ async function write(
   }
 }
 
+/** What each role's Pods should report now: the identity Secrets as read, and the issuer's CA. */
+interface ConvergenceExpectation {
+  /** The agents mount the server identity, the controllers the client identity. */
+  readonly expected: Readonly<Record<ReplicaRole, ExpectedTrust>>;
+  readonly issuerCa: string;
+}
+
+function expectationOf(
+  snapshot: SecretSnapshot,
+  input: RenewalInput,
+  options: RenewOptions,
+): ConvergenceExpectation | undefined {
+  if (input.issuer.state !== 'present') return undefined;
+  const named = (name: string): string => `${options.secrets.namespace}/${name}`;
+  return {
+    expected: {
+      agent: expectedTrustOf(
+        named(options.secrets.server),
+        snapshot.server?.data ?? {},
+        options.now,
+      ),
+      controller: expectedTrustOf(
+        named(options.secrets.client),
+        snapshot.client?.data ?? {},
+        options.now,
+      ),
+    },
+    issuerCa: sha256Fingerprint(input.issuer.material.certificate),
+  };
+}
+
+/**
+ * Reads the replicas' reports until every replica converged, the wait's time is up, or there
+ * is no replica to wait for; returns the last judgement.
+ */
+async function awaitConvergence(
+  wait: ConvergenceWait,
+  expectation: ConvergenceExpectation,
+  options: RenewOptions,
+  logger: Logger,
+): Promise<ReplicaConvergence> {
+  const started = performance.now();
+  const secrets = { agent: options.secrets.server, controller: options.secrets.client };
+  logger.info(
+    { event: 'convergence-wait', timeoutMs: wait.timeoutMs },
+    `Waiting up to ${Math.round(wait.timeoutMs / 1000)}s for every replica to report the new CA and identities.`,
+  );
+  for (;;) {
+    let convergence: ReplicaConvergence;
+    try {
+      const reports = await wait.reports.read(secrets);
+      // Judged as `haptic certificates status` judges each row, without an expiry window.
+      const rows = statusRows({ ...reports, ...expectation, now: options.now, withinMs: 0 });
+      convergence = replicaConvergence(rows, reports.problems, expectation.expected);
+    } catch (error) {
+      const message = `The replicas' reports could not be read (${describeError(error)}); the previous CA is removed at the overlap's deadline.`;
+      logger.warn({ event: 'convergence', converged: false }, message);
+      return { replicas: [], problems: [message] };
+    }
+    const elapsedMs = Math.round(performance.now() - started);
+    const converged = everyReplicaConverged(convergence);
+    if (converged || convergence.replicas.length === 0 || elapsedMs >= wait.timeoutMs) {
+      const fields = {
+        event: 'convergence',
+        converged,
+        replicas: convergence.replicas.length,
+        lagging: laggingReplicas(convergence).map(({ pod, role }) => ({ pod, role })),
+        elapsedMs,
+      };
+      if (converged)
+        logger.info(
+          fields,
+          `Every replica (${convergence.replicas.length}) reports the new CA and identities.`,
+        );
+      else
+        logger.warn(
+          fields,
+          `Not every replica reports the new CA and identities after ${Math.round(elapsedMs / 1000)}s.`,
+        );
+      return convergence;
+    }
+    await sleep(wait.intervalMs);
+  }
+}
+
 /** Runs the renewal to completion; throws `CERTS_REFUSED`, `KUBE_CONFLICT` or a request error. */
 export async function renewCertificates(
   store: SecretStore,
@@ -112,11 +231,24 @@ export async function renewCertificates(
   let snapshot = await readSnapshot(store, options);
   const decisions: RenewalDecision[] = [];
   let writes = 0;
+  let convergence: ReplicaConvergence | undefined;
   for (let pass = 0; pass < maxPasses; pass += 1) {
     const refusal = ownershipRefusal(snapshot, options.secrets);
     if (refusal !== undefined) throw refused(logger, refusal);
-    const input = renewalInputOf(snapshot, options);
+    const read = renewalInputOf(snapshot, options);
+    const input = convergence === undefined ? read : { ...read, convergence };
     const decision = decideRenewal(input, options.now);
+    const expectation = expectationOf(snapshot, input, options);
+    if (
+      decision.awaitingConvergenceUntil !== undefined &&
+      convergence === undefined &&
+      options.convergence !== undefined &&
+      expectation !== undefined
+    ) {
+      // Decide again once the replicas' reports are known.
+      convergence = await awaitConvergence(options.convergence, expectation, options, logger);
+      continue;
+    }
     decisions.push(decision);
     logDecision(logger, decision, options);
     if (decision.action === 'refuse') {

@@ -4,7 +4,7 @@
  * the API requests the run sent), one clear line on stderr when it fails. Returns the exit
  * code: 0 done or nothing to do, 1 refused or failed.
  */
-import { CoreV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { HapticError, describeError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { makeApiClient } from '../kube/api-client.ts';
@@ -12,6 +12,7 @@ import { loadKubeConfig } from '../kube/kube-config.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
 import { SecretClient } from '../kube/secrets.ts';
 import { readPackageVersion } from '../version.ts';
+import { ClusterReplicaReports } from '../kube/replica-reports.ts';
 import { renewCertificates } from './reconciler.ts';
 import type { RenewalSettings } from './renewal-run-input.ts';
 
@@ -24,7 +25,20 @@ export interface RenewCommandOptions extends RenewalSettings {
    * Job killed at that point would end. Shows that a rerun completes the same generation.
    */
   readonly exitAfterWrites?: number | undefined;
+  /**
+   * How long a run in a CA rotation's overlap waits for every replica to report the new CA
+   * and identities before leaving the clean-up to the deadline; 0 reads the reports once.
+   * Well under the Jobs' deadlines (300 s for the bootstrap hook, 600 s for the CronJob's).
+   * @default 120 000 (two minutes)
+   */
+  readonly convergenceTimeoutMs?: number | undefined;
 }
+
+/** @see RenewCommandOptions.convergenceTimeoutMs */
+export const defaultConvergenceTimeoutMs = 120_000;
+
+/** Pause between two reads of the replicas' reports. */
+const convergenceIntervalMs = 2_000;
 
 /** Runs the renewal; returns the process exit code. */
 export async function runRenewCommand(options: RenewCommandOptions): Promise<number> {
@@ -33,16 +47,25 @@ export async function runRenewCommand(options: RenewCommandOptions): Promise<num
   const started = performance.now();
   try {
     const kc = loadKubeConfig(options.kubeconfig);
-    const core = makeApiClient(kc, CoreV1Api, {
-      counter,
-      userAgent: `haptic/${readPackageVersion()} (certificates renew)`,
-    });
+    const client = { counter, userAgent: `haptic/${readPackageVersion()} (certificates renew)` };
+    const core = makeApiClient(kc, CoreV1Api, client);
+    const reports = new ClusterReplicaReports(
+      makeApiClient(kc, AppsV1Api, client),
+      core,
+      makeApiClient(kc, CustomObjectsApi, client),
+      options.secrets.namespace,
+    );
     const { exitAfterWrites } = options;
     const result = await renewCertificates(
       new SecretClient(core, options.secrets.namespace),
       {
         ...options,
         now: options.now ?? new Date(),
+        convergence: {
+          reports,
+          timeoutMs: options.convergenceTimeoutMs ?? defaultConvergenceTimeoutMs,
+          intervalMs: convergenceIntervalMs,
+        },
         afterWrite: (writes) => {
           if (writes === exitAfterWrites) {
             logger.warn(
@@ -55,17 +78,24 @@ export async function runRenewCommand(options: RenewCommandOptions): Promise<num
       },
       logger,
     );
+    const overlapUntil = result.decisions.at(-1)?.awaitingConvergenceUntil;
+    const pending =
+      overlapUntil === undefined
+        ? ''
+        : ` The previous CA stays trusted until ${overlapUntil.toISOString()}: not every replica reports the new identities yet (see the last decision).`;
     logger.info(
       {
         event: 'finished',
         writes: result.writes,
         generation: result.generation,
+        previousCaUntil: overlapUntil?.toISOString(),
         requests: counter.counts(),
         durationMs: Math.round(performance.now() - started),
       },
-      result.writes === 0
+      (result.writes === 0
         ? `Nothing to do: the CA (generation ${result.generation}) and both identities are up to date.`
-        : `Wrote ${result.writes} Secret(s); the CA (generation ${result.generation}) and both identities are up to date.`,
+        : `Wrote ${result.writes} Secret(s); the CA (generation ${result.generation}) and both identities are up to date.`) +
+        pending,
     );
     return 0;
   } catch (error) {

@@ -4,6 +4,7 @@
  * whether a key matches or a chain verifies is the policy's business.
  */
 import type { IdentityRole, IdentityState, IssuerState } from '../secrets/material.ts';
+import type { ReplicaConvergence } from './replica-convergence.ts';
 
 export interface RenewalInput {
   readonly issuer: IssuerState;
@@ -14,4 +15,10 @@ export interface RenewalInput {
   readonly secretNames: Readonly<Record<IdentityRole | 'issuer', string>>;
   /** Validity of anything issued next, in days (`haproxy.agent.tls.certValidityDays`). @default 365 */
   readonly validityDays?: number;
+  /**
+   * What the current replicas report having loaded, judged against these identity Secrets;
+   * absent when not read. During a rotation's overlap, the previous CA is removed before the
+   * deadline only when this says every replica reports the new identities.
+   */
+  readonly convergence?: ReplicaConvergence;
 }

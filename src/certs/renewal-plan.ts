@@ -1,9 +1,10 @@
 /**
  * From a renewal decision to the writes that carry it out, in the order of the rotation
  * protocol (`renewal-policy.ts`): the issuer Secret first when a CA is created — so the
- * generation and the rotation state are stored before any identity acts on them — and last
- * when a rotation is cleaned up. A run interrupted between two writes leaves a state from
- * which the policy decides the rest of the same generation.
+ * generation and the rotation state are stored before any identity acts on them — and first
+ * when a rotation is cleaned up — so an early clean-up, once begun, is not undone by an open
+ * overlap. A run interrupted between two writes leaves a state from which the policy decides
+ * the rest of the same generation.
  */
 import type { RenewalDecision } from './renewal-policy.ts';
 import type {
@@ -56,7 +57,7 @@ export async function planWrites(
       return identitiesUnder(issuer, overlap, decision, context);
     }
     case 'cleanup-previous-ca':
-      return issuer === undefined ? [] : cleanup(issuer, decision, input, context.now);
+      return issuer === undefined ? [] : cleanup(issuer, decision, input);
   }
 }
 
@@ -74,23 +75,23 @@ async function identitiesUnder(
   return writes;
 }
 
-/** Each identity without previous trust, then the issuer without its finished rotation. */
+/**
+ * The issuer without its ended rotation (the policy only cleans up a rotation whose deadline
+ * passed or whose replicas all converged), then each identity without previous trust: once
+ * the issuer forgot the rotation, identity leftovers are stale and a rerun removes them.
+ */
 function cleanup(
   issuer: IssuerMaterial,
   decision: RenewalDecision,
   input: RenewalInput,
-  now: Date,
 ): PlannedWrite[] {
-  const writes: PlannedWrite[] = [];
+  const writes: PlannedWrite[] =
+    issuer.rotation === undefined ? [] : [{ target: 'issuer', material: withoutRotation(issuer) }];
   for (const role of decision.identities) {
     const identity = input.identities[role];
     if (identity.state === 'present') {
       writes.push({ target: role, material: withoutPreviousTrust(identity.material) });
     }
-  }
-  const rotation = issuer.rotation;
-  if (rotation !== undefined && now.getTime() >= rotation.until.getTime()) {
-    writes.push({ target: 'issuer', material: withoutRotation(issuer) });
   }
   return writes;
 }

@@ -2,11 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   type CertificateAuthority,
   type CryptoKeyPair,
+  type x509,
   backdateMs,
   crossSignCa,
   issueCa,
   issueLeaf,
+  sha256Fingerprint,
 } from '../pki/index.ts';
+import type { TlsStateEntryParse } from '../controller/tls-state-entry.ts';
+import { certificateSerial } from '../tls/loaded-report.ts';
+import { statusRows } from '../cli/certificates-status-rows.ts';
+import { type ReplicaConvergence, replicaConvergence } from './replica-convergence.ts';
 import { renewalReasons } from './reasons.ts';
 import type {
   CaRotation,
@@ -581,7 +587,237 @@ const rotations: readonly Case[] = [
   },
 ];
 
+// What the replicas report during the rotation from `year` to `next`, judged as the Job does.
+const fp = sha256Fingerprint;
+const pods = [
+  { name: 'haptic-controller-a', role: 'controller' },
+  { name: 'haptic-haproxy-a', role: 'agent' },
+  { name: 'haptic-haproxy-b', role: 'agent' },
+] as const;
+const expectation = {
+  expected: {
+    agent: {
+      secret: secretNames.server,
+      cas: [fp(next.certificate)],
+      previousCas: [fp(year.authority.certificate)],
+      leafSerial: certificateSerial(rotatedServer.chain[0]),
+    },
+    controller: {
+      secret: secretNames.client,
+      cas: [fp(next.certificate)],
+      previousCas: [fp(year.authority.certificate)],
+      leafSerial: certificateSerial(rotatedClient.chain[0]),
+    },
+  },
+  issuerCa: fp(next.certificate),
+} as const;
+
+/** A recorded entry of a Pod that loaded `leaf` trusting `ca` (and `previous` until the overlap's end). */
+function loaded(
+  role: 'controller' | 'agent',
+  leaf: x509.X509Certificate,
+  ca: x509.X509Certificate,
+  previous?: x509.X509Certificate,
+): TlsStateEntryParse {
+  return {
+    ok: true,
+    entry: {
+      role,
+      loaded: {
+        revision: '..2030_12_07_00_10_00.1',
+        valid: true,
+        reason: null,
+        caFingerprints: [fp(ca)],
+        previousCaFingerprints: previous === undefined ? [] : [fp(previous)],
+        previousCaUntil: previous === undefined ? null : rotation.until.toISOString(),
+        leaf: {
+          serial: certificateSerial(leaf),
+          dnsNames: [],
+          notAfter: leaf.notAfter.toISOString(),
+        },
+        loadedAt: rotatedAt.toISOString(),
+      },
+      error: null,
+      lastExchange: rotatedAt.toISOString(),
+      reportedBy: 'haptic-controller-a',
+      reportedAt: rotatedAt.toISOString(),
+    },
+  };
+}
+
+const onNewIdentity = {
+  'haptic-controller-a': loaded(
+    'controller',
+    rotatedClient.chain[0],
+    next.certificate,
+    year.authority.certificate,
+  ),
+  'haptic-haproxy-a': loaded(
+    'agent',
+    rotatedServer.chain[0],
+    next.certificate,
+    year.authority.certificate,
+  ),
+  'haptic-haproxy-b': loaded(
+    'agent',
+    rotatedServer.chain[0],
+    next.certificate,
+    year.authority.certificate,
+  ),
+};
+const duringOverlap = new Date(rotatedAt.getTime() + 10 * 60_000);
+
+/** As the renewal run judges the replicas: each as `haptic certificates status` judges its row. */
+function judged(
+  entries: Readonly<Record<string, TlsStateEntryParse>>,
+  replicas: readonly { name: string; role: 'controller' | 'agent' }[] = pods,
+): ReplicaConvergence {
+  const rows = statusRows({
+    pods: replicas,
+    entries: new Map(Object.entries(entries)),
+    ...expectation,
+    now: duringOverlap,
+    withinMs: 0,
+  });
+  return replicaConvergence(rows, [], expectation.expected);
+}
+
+const converged = judged(onNewIdentity);
+// haptic-haproxy-b still serves the old identity under the old CA.
+const oneLagging = judged({
+  ...onNewIdentity,
+  'haptic-haproxy-b': loaded('agent', year.server.chain[0], year.authority.certificate),
+});
+const noReports = judged({});
+const noReplicas = judged({}, []);
+
+function rotating(convergence: ReplicaConvergence): RenewalInput {
+  return {
+    ...input(year, {
+      issuer: rotatingIssuer,
+      server: present(rotatedServer),
+      client: present(rotatedClient),
+    }),
+    convergence,
+  };
+}
+
+const convergence: readonly Case[] = [
+  {
+    name: 'cleans up before the deadline once every replica reports the new CA and identities',
+    input: rotating(converged),
+    now: duringOverlap,
+    expected: {
+      action: 'cleanup-previous-ca',
+      reason: renewalReasons.ReplicasConverged,
+      identities: both,
+      generation: 2,
+    },
+  },
+  {
+    name: 'keeps the previous CA before the deadline while one replica lags',
+    input: rotating(oneLagging),
+    now: duringOverlap,
+    expected: {
+      action: 'none',
+      generation: 2,
+      nextRenewal: rotation.until,
+      awaitingConvergenceUntil: rotation.until,
+    },
+  },
+  {
+    name: 'cleans up at the deadline although one replica lags',
+    input: rotating(oneLagging),
+    now: rotation.until,
+    expected: {
+      action: 'cleanup-previous-ca',
+      reason: renewalReasons.PreviousCaExpired,
+      identities: both,
+      awaitingConvergenceUntil: undefined,
+    },
+  },
+  {
+    name: 'keeps the previous CA before the deadline when no replica reported',
+    input: rotating(noReports),
+    now: duringOverlap,
+    expected: { action: 'none', awaitingConvergenceUntil: rotation.until },
+  },
+  {
+    name: 'cleans up at the deadline when no replica reported',
+    input: rotating(noReports),
+    now: rotation.until,
+    expected: { action: 'cleanup-previous-ca', reason: renewalReasons.PreviousCaExpired },
+  },
+  {
+    name: 'keeps the previous CA before the deadline when there is no replica at all',
+    input: rotating(noReplicas),
+    now: duringOverlap,
+    expected: { action: 'none', awaitingConvergenceUntil: rotation.until },
+  },
+  {
+    name: 'keeps the previous CA before the deadline when the reports were not read',
+    input: input(year, {
+      issuer: rotatingIssuer,
+      server: present(rotatedServer),
+      client: present(rotatedClient),
+    }),
+    now: duringOverlap,
+    expected: { action: 'none', awaitingConvergenceUntil: rotation.until },
+  },
+  {
+    name: 'completes an interrupted rotation before a converged clean-up',
+    input: {
+      ...input(year, { issuer: rotatingIssuer, server: present(rotatedServer) }),
+      convergence: converged,
+    },
+    now: duringOverlap,
+    expected: { action: 'reissue-identities', identities: ['client'] },
+  },
+  {
+    name: 'ignores convergence outside an overlap',
+    input: {
+      ...input(year, {
+        issuer: settledIssuer,
+        server: present(bareRotatedServer),
+        client: present(bareRotatedClient),
+      }),
+      convergence: converged,
+    },
+    now: duringOverlap,
+    expected: { action: 'none', awaitingConvergenceUntil: undefined },
+  },
+];
+
+describe('decideRenewal: convergence messages', () => {
+  it('names the lagging replica and what it reports, and the deadline', () => {
+    const decision = decideRenewal(rotating(oneLagging), duringOverlap);
+    expect(decision.message).toContain(
+      `The previous CA stays trusted until ${rotation.until.toISOString()} and is removed then at the latest`,
+    );
+    expect(decision.message).toContain(
+      `Pod haptic-haproxy-b (agent): it has not loaded ca.crt of Secret ${secretNames.server} yet`,
+    );
+    expect(decision.message).toContain(
+      `it reports CA ${fp(year.authority.certificate).slice(0, 12)} and certificate serial ${certificateSerial(year.server.chain[0])}.`,
+    );
+    expect(decision.message).not.toContain('haptic-haproxy-a');
+  });
+
+  it('says how many replicas converged when cleaning up early', () => {
+    expect(decideRenewal(rotating(converged), duringOverlap).message).toContain(
+      'Every current replica (3) reports the CA generation 2',
+    );
+  });
+
+  it('says why a role without replicas blocks the early clean-up', () => {
+    expect(decideRenewal(rotating(noReplicas), duringOverlap).message).toContain(
+      `No current HAProxy replica mounts Secret ${secretNames.server}, so none can report it.`,
+    );
+  });
+});
+
 describe.each([
+  ['convergence', convergence],
   ['renewal thresholds', thresholds],
   ['identity checks', identities],
   ['issuer checks', issuer],

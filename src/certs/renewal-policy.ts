@@ -12,7 +12,10 @@
  *   previous CA, previous-ca-until = `overlapUntil`. A Job interrupted after the first write
  *   resumes with `reissue-identities` under the stored generation, never with another CA.
  * - After the deadline peers stop trusting the previous CA on their own; `cleanup-previous-ca`
- *   then removes the leftovers.
+ *   then removes the leftovers. It comes earlier when `input.convergence` says every current
+ *   replica of both Deployments reports the new CA and identities (no one needs the previous
+ *   CA any more); the issuer Secret then forgets the rotation first, so an interrupted
+ *   clean-up resumes as an ordinary one.
  */
 import { type RenewalReason, type Violation, renewalReasons } from './reasons.ts';
 import { identityChecks, identityCleanupChecks } from './identity-checks.ts';
@@ -32,6 +35,7 @@ import {
 import { type IdentityRole, identityRoles } from '../secrets/material.ts';
 import { type RenewalInput } from './renewal-input.ts';
 import { renewalTime } from './renewal-time.ts';
+import { convergenceGaps } from './replica-convergence.ts';
 
 /** Validity of newly issued certificates when none is configured, in days. @default 365 */
 export const defaultValidityDays = 365;
@@ -79,6 +83,11 @@ export interface RenewalDecision {
   readonly overlapUntil?: Date;
   /** For `none`: when the next renewal or clean-up becomes due if nothing changes. */
   readonly nextRenewal?: Date;
+  /**
+   * For `none` during a rotation's overlap: its deadline. The previous CA is removed then at
+   * the latest, earlier once `input.convergence` shows every replica on the new identities.
+   */
+  readonly awaitingConvergenceUntil?: Date;
 }
 
 interface Common {
@@ -181,7 +190,10 @@ export function decideRenewal(input: RenewalInput, now: Date): RenewalDecision {
   }
 
   const issuerCleanup = firstViolation(context, issuerCleanupChecks());
-  const identityCleanup = identityViolations(context, identityCleanupChecks());
+  // A rotation the issuer checks end (deadline passed, or every replica converged) is over for
+  // the identities too.
+  const ended = issuerCleanup === undefined ? context : { ...context, overlap: undefined };
+  const identityCleanup = identityViolations(ended, identityCleanupChecks());
   const cleanup = nonEmpty(
     issuerCleanup === undefined ? identityCleanup : [issuerCleanup, ...identityCleanup],
   );
@@ -197,9 +209,19 @@ export function decideRenewal(input: RenewalInput, now: Date): RenewalDecision {
     ...current,
     action: 'none',
     reason: renewalReasons.UpToDate,
-    message,
+    message: overlap === undefined ? message : `${message} ${overlapPending(overlap.until, input)}`,
     identities: [],
     violations: [],
   };
-  return next === undefined ? upToDate : { ...upToDate, nextRenewal: next };
+  const withOverlap =
+    overlap === undefined ? upToDate : { ...upToDate, awaitingConvergenceUntil: overlap.until };
+  return next === undefined ? withOverlap : { ...withOverlap, nextRenewal: next };
+}
+
+/** Why the previous CA stays during an open overlap, naming the replicas that hold it up. */
+function overlapPending(until: Date, input: RenewalInput): string {
+  const deadline = `The previous CA stays trusted until ${until.toISOString()} and is removed then at the latest`;
+  return input.convergence === undefined
+    ? `${deadline}; replica reports were not read.`
+    : `${deadline}, earlier once every current replica reports the new CA and identities. ${convergenceGaps(input.convergence)}`;
 }
