@@ -97,7 +97,10 @@ can never disagree about names or lifetime.
 
 {{/*
 RBAC rules of the certificate Jobs: create Secrets (RBAC cannot restrict create by name) and
-get/update/patch only the three named Secrets.
+get/update/patch only the three named Secrets. Read-only besides: during a CA rotation's
+overlap the Job reads what every replica reports having loaded (the Deployments mounting the
+identity Secrets, their Pods, and status.tls of the release's HAProxyTemplateConfig) to remove
+the previous CA before its deadline once all of them converged.
 */}}
 {{- define "haptic.agentTLS.renewRules" -}}
 - apiGroups: [""]
@@ -110,6 +113,17 @@ get/update/patch only the three named Secrets.
     - {{ include "haptic.agentTLS.serverSecretName" . | quote }}
     - {{ include "haptic.agentTLS.clientSecretName" . | quote }}
   verbs: ["get", "update", "patch"]
+- apiGroups: ["apps"]
+  resources: ["deployments"]
+  verbs: ["list"]
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["list"]
+- apiGroups: ["haproxy-haptic.org"]
+  resources: ["haproxytemplateconfigs"]
+  resourceNames:
+    - {{ include "haptic.templateConfig.name" . | quote }}
+  verbs: ["get"]
 {{- end -}}
 
 {{/* cert-manager durations: lifetime in days → Go durations in hours. */}}

@@ -23,6 +23,15 @@ const renewRules = [
     resourceNames: ['haptic-agent-ca', 'haptic-agent-server-tls', 'haptic-agent-client-tls'],
     verbs: ['get', 'update', 'patch'],
   },
+  // Read-only: what the replicas report, for the clean-up gated on convergence.
+  { apiGroups: ['apps'], resources: ['deployments'], verbs: ['list'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+  {
+    apiGroups: ['haproxy-haptic.org'],
+    resources: ['haproxytemplateconfigs'],
+    resourceNames: ['haptic'],
+    verbs: ['get'],
+  },
 ];
 
 interface PodTemplate {
