@@ -2,8 +2,7 @@
  * What `haptic certificates status` and `haptic certificates rotate-ca` read of a release: its
  * two Deployments, the identity Secrets their `agent-tls` volumes mount, their Pods, the
  * issuer Secret (when the default provider has one) and the Pods' TLS state entries in the
- * HAProxyTemplateConfig status. I/O only; `expectedTrustOf` turns a Secret into what its
- * Pods must report (pure).
+ * HAProxyTemplateConfig status. I/O only.
  */
 import {
   AppsV1Api,
@@ -24,13 +23,8 @@ import { makeApiClient } from '../kube/api-client.ts';
 import { apiStatus } from '../kube/api-errors.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
-import { decodeCertificateChain, sha256Fingerprint, type x509 } from '../pki/index.ts';
-import { identitySecretKeys, maxPreviousTrustAheadMs } from '../secrets/layout.ts';
-import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
-import { certificateSerial } from '../tls/loaded-report.ts';
 import { componentName, releaseFullname } from '../validation/chart-names.ts';
 import { readPackageVersion } from '../version.ts';
-import type { ExpectedTrust } from './certificates-status-rows.ts';
 
 /** A release that cannot be read as the command needs it (missing Deployment or Secret). */
 export class ReleaseReadError extends Error {}
@@ -180,37 +174,4 @@ export async function readReleaseTls(
       entries.set(pod, parseTlsStateEntry(value, `status.${tlsStatusField}.${pod}`));
   }
   return { workloads: { controller, agent }, pods, issuer, entries };
-}
-
-/** The certificates of a base64 PEM value; none when absent or empty. */
-export function certificatesOf(base64: string | undefined): readonly x509.X509Certificate[] {
-  if (base64 === undefined || base64 === '') return [];
-  return decodeCertificateChain(Buffer.from(base64, 'base64'));
-}
-
-/** SHA-256 fingerprints (lower-case hex) of a base64 PEM value. */
-export function fingerprintsOf(base64: string | undefined): string[] {
-  return certificatesOf(base64).map(sha256Fingerprint);
-}
-
-/** What the Pods mounting an identity Secret with this data must report, at `now`. */
-export function expectedTrustOf(
-  secretName: string,
-  data: Readonly<Record<string, string>>,
-  now: Date,
-): ExpectedTrust {
-  const until = parseUtcTimestamp(
-    Buffer.from(data[identitySecretKeys.previousTrustUntil] ?? '', 'base64').toString('utf8'),
-  );
-  const ahead = until === undefined ? 0 : until.getTime() - now.getTime();
-  const [leaf] = certificatesOf(data[identitySecretKeys.certificate]);
-  return {
-    secret: secretName,
-    cas: fingerprintsOf(data[identitySecretKeys.trust]),
-    previousCas:
-      ahead > 0 && ahead <= maxPreviousTrustAheadMs
-        ? fingerprintsOf(data[identitySecretKeys.previousTrust])
-        : [],
-    leafSerial: leaf === undefined ? undefined : certificateSerial(leaf),
-  };
 }

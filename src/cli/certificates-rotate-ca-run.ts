@@ -44,10 +44,9 @@ import {
   type ReleaseClients,
   type ReleaseTls,
   connectRelease,
-  expectedTrustOf,
-  fingerprintsOf,
   readReleaseTls,
 } from './certificates-release-reader.ts';
+import { encodedFingerprints, expectedTrustOf } from '../certs/expected-trust.ts';
 import { rotationLagging } from './certificates-rotate-ca-progress.ts';
 import { shortFingerprint } from './certificates-status-rows.ts';
 
@@ -167,7 +166,7 @@ function planText(
 ): string {
   const lines = peerRoles.map((role) => {
     const data = secrets[role].data;
-    return `Secret ${secretLabel(secrets[role])} (${role}): ca.crt ${fingerprintsOf(data[identitySecretKeys.trust]).map(short).join(',')} -> ${short(target.prints.ca)}, tls.crt ${short(fingerprintsOf(data[identitySecretKeys.certificate])[0])} -> ${short(target.prints[role])}`;
+    return `Secret ${secretLabel(secrets[role])} (${role}): ca.crt ${encodedFingerprints(data[identitySecretKeys.trust]).map(short).join(',')} -> ${short(target.prints.ca)}, tls.crt ${short(encodedFingerprints(data[identitySecretKeys.certificate])[0])} -> ${short(target.prints[role])}`;
   });
   return [
     `plan (dry run, nothing written): new CA SHA-256 ${target.prints.ca}`,

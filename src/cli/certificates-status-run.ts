@@ -8,12 +8,8 @@
 import type { TlsPeerRole } from '../controller/tls-state-entry.ts';
 import { describeError } from '../errors.ts';
 import { issuerSecretKeys } from '../secrets/layout.ts';
-import {
-  connectRelease,
-  expectedTrustOf,
-  fingerprintsOf,
-  readReleaseTls,
-} from './certificates-release-reader.ts';
+import { connectRelease, readReleaseTls } from './certificates-release-reader.ts';
+import { encodedFingerprints, expectedTrustOf } from '../certs/expected-trust.ts';
 import { formatStatusJson, formatStatusTable } from './certificates-status-format.ts';
 import { type ExpectedTrust, statusRows } from './certificates-status-rows.ts';
 
@@ -41,7 +37,7 @@ export async function runStatusCommand(options: StatusCommandOptions): Promise<n
         workload.secret.data ?? {},
         now,
       );
-    const issuerCa = fingerprintsOf(issuer?.data?.[issuerSecretKeys.certificate])[0];
+    const issuerCa = encodedFingerprints(issuer?.data?.[issuerSecretKeys.certificate])[0];
     const rows = statusRows({ pods, expected, issuerCa, entries, now, withinMs: options.withinMs });
     const converged = rows.length > 0 && rows.every((row) => row.converged);
     process.stdout.write(

@@ -3,6 +3,11 @@ import type { RotationSecret, RotationTarget } from '../../../src/certs/ca-rotat
 import { encodePrivateKey, sha256Fingerprint } from '../../../src/pki/index.ts';
 import { b64, identityData, makeCa, makeLeaf, now, pem, secret } from '../validation/material.ts';
 
+const identitySecret = (name: string, data: Record<string, string>): RotationSecret => ({
+  ...secret(name, data),
+  data,
+});
+
 export const agentName = 'agent.example.internal';
 export const controllerName = 'controller.example.internal';
 
@@ -16,11 +21,11 @@ export async function rotationFixture() {
     controller: await makeLeaf('controller', controllerName, newCa),
   };
   const secrets: Record<'agent' | 'controller', RotationSecret> = {
-    agent: secret(
+    agent: identitySecret(
       'haptic-agent-identity',
       identityData({ leaf: leaves.oldAgent, trust: [oldCa.certificate] }),
     ),
-    controller: secret(
+    controller: identitySecret(
       'haptic-controller-identity',
       identityData({ leaf: leaves.oldController, trust: [oldCa.certificate] }),
     ),
