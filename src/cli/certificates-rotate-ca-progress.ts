@@ -54,7 +54,11 @@ function exchangeLagging(input: ProgressInput): string[] {
         return [`agent ${pod.name}: does not present its new certificate`];
       const leader = entry(agent.reportedBy);
       const presented = leader?.loaded;
-      if (presented?.leaf?.serial !== input.expected.controller.leafSerial || !presented)
+      if (
+        presented === null ||
+        presented === undefined ||
+        presented.leaf?.serial !== input.expected.controller.leafSerial
+      )
         return [
           `agent ${pod.name}: its recording controller ${agent.reportedBy} does not present the new controller certificate yet`,
         ];
