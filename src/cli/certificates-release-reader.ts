@@ -1,7 +1,7 @@
 /**
  * What `haptic certificates status` and `haptic certificates rotate-ca` read of a release: its
  * two Deployments, the identity Secrets their `agent-tls` volumes mount, their Pods, the
- * issuer Secret (when the default provider has one) and the Pods' TLS state entries in the
+ * issuer Secret (the controller's `--issuer-secret`, when the release has one) and the Pods' TLS state entries in the
  * HAProxyTemplateConfig status. I/O only.
  */
 import {
@@ -95,10 +95,11 @@ async function orAbsent<T>(read: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-function templateConfigName(controller: V1Deployment, fallback: string): string {
+/** The value of `--flag=value` among the controller Deployment's container arguments. */
+function controllerArgument(controller: V1Deployment, flag: string): string | undefined {
   const args = controller.spec?.template.spec?.containers.flatMap((c) => c.args ?? []) ?? [];
-  const flag = args.find((arg) => arg.startsWith('--template-config='));
-  return flag === undefined ? fallback : flag.slice('--template-config='.length);
+  const found = args.find((arg) => arg.startsWith(`${flag}=`));
+  return found === undefined ? undefined : found.slice(flag.length + 1);
 }
 
 async function readWorkload(
@@ -155,16 +156,20 @@ export async function readReleaseTls(
     }
   }
   const fullname = releaseFullname(ref.release, noOverrides);
-  const issuer = await orAbsent(() =>
-    clients.core.readNamespacedSecret({ name: componentName(fullname, 'agent-ca'), namespace }),
-  );
+  // The issuer Secret the release uses, as the controller is told (absent for external
+  // identities, even when an earlier default-provider issuer Secret survived the switch).
+  const issuerName = controllerArgument(controller.deployment, '--issuer-secret');
+  const issuer =
+    issuerName === undefined
+      ? undefined
+      : await orAbsent(() => clients.core.readNamespacedSecret({ name: issuerName, namespace }));
   const config = (await orAbsent(() =>
     clients.custom.getNamespacedCustomObject({
       group: templateConfigGroup,
       version: templateConfigVersion,
       namespace,
       plural: templateConfigPlural,
-      name: templateConfigName(controller.deployment, fullname),
+      name: controllerArgument(controller.deployment, '--template-config') ?? fullname,
     }),
   )) as { status?: Record<string, unknown> } | undefined;
   const recorded = config?.status?.[tlsStatusField];
