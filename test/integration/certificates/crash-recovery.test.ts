@@ -54,7 +54,7 @@ const phases: readonly Phase[] = [
     name: 'clean-up after the overlap',
     before: [t0, rotationAt],
     now: cleanupAt,
-    writes: [names.server, names.client, names.issuer],
+    writes: [names.issuer, names.server, names.client],
     generation: 2,
   },
 ];

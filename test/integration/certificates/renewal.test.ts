@@ -38,7 +38,8 @@ describe('haptic certificates renew: renewal thresholds', () => {
     expect(due.exitCode).toBe(0);
     expect(actions(due)).toEqual(['rotate-ca', 'none']);
     expect(due.logs.find((line) => line.action === 'rotate-ca')?.reason).toBe('CaRenewalDue');
-    expect(summary(due)?.requests).toEqual({ GET: 3, PUT: 3 });
+    // The Secrets, then the overlap's one look for replicas (no Deployment mounts them here).
+    expect(summary(due)?.requests).toEqual({ GET: 4, PUT: 3 });
     const rotated = await readSecrets(ns);
     expect(generation(rotated)).toBe(2);
     for (const target of ['issuer', 'server', 'client'] as const) {
@@ -157,14 +158,15 @@ describe('haptic certificates renew: CA rotation', () => {
       (await opensslVerify({ ...againstRotated, anchors: [newCa, oldCa], at: duringOverlap })).ok,
     ).toBe(true);
 
-    // Within the overlap nothing else happens; after it, the leftovers go.
+    // Within the overlap nothing else happens (no replica reports the new identities here);
+    // after it, the leftovers go: the issuer forgets the rotation first.
     expect(actions(await renew(ns, { now: duringOverlap }))).toEqual(['none']);
     const cleanup = await renew(ns, { now: until });
     expect(actions(cleanup)).toEqual(['cleanup-previous-ca', 'none']);
     expect(written(cleanup)).toEqual([
+      `${ns}/${names.issuer}`,
       `${ns}/${names.server}`,
       `${ns}/${names.client}`,
-      `${ns}/${names.issuer}`,
     ]);
     const clean = await readSecrets(ns);
     expect(Object.keys(clean.issuer?.data ?? {}).sort()).toEqual([
