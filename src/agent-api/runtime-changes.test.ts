@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   type FileSetText,
   parseServerAddress,
+  rewriteServerSlots,
   runtimePlan,
   serverCommands,
+  slotLineFindings,
 } from './runtime-changes.ts';
 
 const base = [
@@ -41,6 +43,7 @@ describe('runtimePlan', () => {
       changes: [
         { backend: 'team:web:80', server: 's2', address: '10.0.0.2', port: 8080, state: 'ready' },
       ],
+      lines: ['  server s2 10.0.0.2:8080'],
     });
   });
 
@@ -50,6 +53,7 @@ describe('runtimePlan', () => {
       changes: [
         { backend: 'team:web:80', server: 's1', address: '127.0.0.1', port: 1, state: 'maint' },
       ],
+      lines: ['  server s1 127.0.0.1:1 disabled'],
     });
   });
 
@@ -58,11 +62,12 @@ describe('runtimePlan', () => {
     expect(plan).toEqual({
       runtime: true,
       changes: [{ backend: 'stats', server: 's1', address: 'fd00::2', port: 9001, state: 'ready' }],
+      lines: ['  server s1 [fd00::2]:9001 weight 5'],
     });
   });
 
   it('has no changes for the same text', () => {
-    expect(runtimePlan(set(base), set(base))).toEqual({ runtime: true, changes: [] });
+    expect(runtimePlan(set(base), set(base))).toEqual({ runtime: true, changes: [], lines: [] });
   });
 
   it.each([
@@ -128,5 +133,51 @@ describe('serverCommands', () => {
     expect(
       serverCommands({ backend: 'b', server: 's1', address: '127.0.0.1', port: 1, state: 'maint' }),
     ).toEqual(['set server b/s1 state maint', 'set server b/s1 addr 127.0.0.1 port 1']);
+  });
+});
+
+describe('rewriteServerSlots', () => {
+  it('writes each change into its slot line, and runtimePlan reads the same changes back', () => {
+    const changes = [
+      { backend: 'team:web:80', server: 's1', address: '127.0.0.1', port: 1, state: 'maint' },
+      { backend: 'team:web:80', server: 's2', address: '10.0.0.7', port: 8080, state: 'ready' },
+      { backend: 'stats', server: 's1', address: 'fd00::9', port: 9000, state: 'ready' },
+    ] as const;
+    const rewritten = rewriteServerSlots(base.join('\n'), changes);
+    expect(rewritten?.split('\n')).toEqual(
+      base.map((line, i) =>
+        i === 7
+          ? '  server s1 127.0.0.1:1 disabled'
+          : i === 8
+            ? '  server s2 10.0.0.7:8080'
+            : i === 10
+              ? '  server s1 [fd00::9]:9000 weight 5'
+              : line,
+      ),
+    );
+    const plan = runtimePlan(set(base), set(rewritten?.split('\n') ?? []));
+    expect(plan).toMatchObject({ runtime: true, changes });
+  });
+
+  it.each([
+    ['a server no backend has', { backend: 'team:web:80', server: 's9' }],
+    ['a backend that does not exist', { backend: 'nope', server: 's1' }],
+    ['a server of a frontend', { backend: 'http', server: 's1' }],
+  ])('gives nothing for %s', (_, target) => {
+    expect(
+      rewriteServerSlots(base.join('\n'), [
+        { ...target, address: '10.0.0.1', port: 80, state: 'ready' },
+      ]),
+    ).toBeUndefined();
+  });
+});
+
+describe('slotLineFindings', () => {
+  it('accepts slot lines and refuses what the lint refuses in a backend', () => {
+    expect(
+      slotLineFindings(['  server s1 10.0.0.1:80', '  server s2 127.0.0.1:1 disabled']),
+    ).toEqual([]);
+    const [finding] = slotLineFindings(['  server s1 unix@/var/run/x.sock']);
+    expect(finding).toMatchObject({ file: 'haproxy.cfg' });
   });
 });

@@ -9,11 +9,14 @@
  * or `listen` section that keep their name and settings and change only the address, the port
  * or the trailing `disabled` (a server slot filled, emptied or re-addressed). Anything else —
  * another line, a map, a certificate, a host name or an environment variable in an address —
- * is a reload, with the first reason found.
+ * is a reload, with the first reason found. `rewriteServerSlots` is the other direction: the
+ * controller writes slot changes into the last rendered haproxy.cfg instead of rendering anew.
  */
 import { isIP } from 'node:net';
 import { configFileName } from './api-types.ts';
 import { type ConfigWord, splitConfigLine } from '../validation/haproxy-config-words.ts';
+import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
+import type { FileLintFinding } from '../validation/haproxy-files-lint.ts';
 import { sectionKinds, otherSections } from '../validation/haproxy-keywords.ts';
 
 export interface FileDigest {
@@ -39,7 +42,12 @@ export interface ServerChange {
 }
 
 export type RuntimePlan =
-  | { readonly runtime: true; readonly changes: readonly ServerChange[] }
+  | {
+      readonly runtime: true;
+      readonly changes: readonly ServerChange[];
+      /** The changed lines of the new haproxy.cfg, as written (for the lint). */
+      readonly lines: readonly string[];
+    }
   | { readonly runtime: false; readonly reason: string };
 
 /** Proxy and server names put into runtime commands: HAProxy's identifier characters. */
@@ -131,6 +139,7 @@ export function runtimePlan(previous: FileSetText, next: FileSetText): RuntimePl
   const lines = next.config.split('\n');
   if (old.length !== lines.length) return reload(`${configFileName} has other lines`);
   const changes: ServerChange[] = [];
+  const changed: string[] = [];
   for (let i = 0; i < lines.length; i += 1) {
     const text = lines[i] ?? '';
     if (text === old[i]) continue;
@@ -151,8 +160,63 @@ export function runtimePlan(previous: FileSetText, next: FileSetText): RuntimePl
       port: now.port,
       state: now.disabled ? 'maint' : 'ready',
     });
+    changed.push(text);
   }
-  return { runtime: true, changes };
+  return { runtime: true, changes, lines: changed };
+}
+
+/** The `server` line a change gives `line`: the address replaced, `disabled` set or cleared. */
+function rewriteServerLine(line: string, change: ServerChange): string | undefined {
+  const was = serverLine(line);
+  if (was === undefined || was.name !== change.server) return undefined;
+  const endpoint = (address: string, port: number): string =>
+    `${address.includes(':') ? `[${address}]` : address}:${port}`;
+  const at = line.indexOf(
+    endpoint(was.address, was.port),
+    line.indexOf(was.name) + was.name.length,
+  );
+  if (at === -1) return undefined;
+  const replaced =
+    line.slice(0, at) +
+    endpoint(change.address, change.port) +
+    line.slice(at + endpoint(was.address, was.port).length);
+  const bare = was.disabled ? replaced.replace(/\s+disabled\s*$/, '') : replaced.trimEnd();
+  return change.state === 'maint' ? `${bare} disabled` : bare;
+}
+
+/**
+ * `config` with the slot lines of `changes` rewritten as the template writes a slot (the
+ * address in place, a trailing `disabled` for a spare), or undefined when a slot is not a
+ * single server line of the grammar above. The caller renders in full afterwards to confirm.
+ */
+export function rewriteServerSlots(
+  config: string,
+  changes: readonly ServerChange[],
+): string | undefined {
+  const lines = config.split('\n');
+  const wanted = new Map(changes.map((change) => [`${change.backend}/${change.server}`, change]));
+  let proxy: string | undefined;
+  let rewritten = 0;
+  for (let i = 0; i < lines.length; i += 1) {
+    const text = lines[i] ?? '';
+    const first = /^\s*([A-Za-z-]+)(?:\s|$)/.exec(text)?.[1];
+    if (first !== undefined && sectionKeywords.has(first)) {
+      proxy =
+        first === 'backend' || first === 'listen'
+          ? literal(splitConfigLine(text).words[1])
+          : undefined;
+      continue;
+    }
+    if (first !== 'server' || proxy === undefined) continue;
+    const name = literal(splitConfigLine(text).words[1]);
+    const change = wanted.get(`${proxy}/${name ?? ''}`);
+    if (change === undefined) continue;
+    const next = rewriteServerLine(text, change);
+    if (next === undefined) return undefined;
+    lines[i] = next;
+    rewritten += 1;
+  }
+  return rewritten === changes.length ? lines.join('\n') : undefined;
 }
 
 /**
@@ -165,4 +229,15 @@ export function serverCommands(change: ServerChange): readonly string[] {
   return change.state === 'maint'
     ? [`set server ${target} state maint`, address]
     : [address, `set server ${target} state ready`];
+}
+
+/**
+ * The lint's findings for changed slot lines, read as lines of a backend section: the rest of
+ * a runtime-expressible set is the previous set's, which was linted whole.
+ */
+export function slotLineFindings(lines: readonly string[]): readonly FileLintFinding[] {
+  return inspectHaproxyConfig(['backend slots', ...lines].join('\n')).findings.map((finding) => ({
+    ...finding,
+    file: configFileName,
+  }));
 }

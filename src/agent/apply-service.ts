@@ -1,9 +1,10 @@
 /**
  * Applying a set of files to HAProxy, one apply at a time:
  *
- *   lint haproxy.cfg → plan against the last applied set (unchanged: done, no reload)
- *   → only server slots changed (runtime-changes.ts): write the files, change the slots
- *     through the runtime API, verify, record the state — no check, no reload
+ *   plan against the last applied set → lint haproxy.cfg (unchanged: done, no reload)
+ *   → only server slots changed (runtime-changes.ts; only those lines are linted): write
+ *     the files, change the slots through the runtime API, verify, record the state — no
+ *     check, no reload
  *   → otherwise: sandboxed haproxy -c → stage → keep last-known-good → rename into place
  *     (haproxy.cfg last) → reload through the master socket → verify the new worker runs
  *     the new backends → record the state.
@@ -16,7 +17,12 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { type ApplyResponseBody, configFileName } from '../agent-api/api-types.ts';
 import { type DesiredFile, digestOf } from '../agent-api/apply-request.ts';
-import { type RuntimePlan, type ServerChange, runtimePlan } from '../agent-api/runtime-changes.ts';
+import {
+  type RuntimePlan,
+  type ServerChange,
+  runtimePlan,
+  slotLineFindings,
+} from '../agent-api/runtime-changes.ts';
 import { checkHAProxyConfig } from '../sandbox/check-client.ts';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
 import { describeFindings, inspectConfigFiles } from '../validation/haproxy-files-lint.ts';
@@ -113,9 +119,15 @@ export class ApplyService {
         message: `files must include ${configFileName}.`,
       });
     }
-    const { findings, backends } = inspectConfigFiles((path) =>
-      files.find((file) => file.path === path)?.content.toString('utf8'),
-    );
+    const read = (path: string): string | undefined =>
+      files.find((file) => file.path === path)?.content.toString('utf8');
+    const plan = planFiles(this.#state.files, files);
+    const runtime = planIsEmpty(plan) ? undefined : await this.#runtimePlan(files, config);
+    // A slot-only change needs only its changed lines linted: every other line is the
+    // applied set's, linted when it was applied.
+    let inspection = runtime?.runtime === true ? undefined : inspectConfigFiles(read);
+    const findings =
+      runtime?.runtime === true ? slotLineFindings(runtime.lines) : (inspection?.findings ?? []);
     if (findings.length > 0) {
       const message = `The configuration is refused: ${describeFindings(findings)}`;
       logger.warn({ findings: findings.length }, message);
@@ -126,7 +138,6 @@ export class ApplyService {
         message,
       });
     }
-    const plan = planFiles(this.#state.files, files);
     if (planIsEmpty(plan)) {
       return {
         ok: true,
@@ -152,13 +163,13 @@ export class ApplyService {
         message: `${reachable} Nothing was changed.`,
       });
     }
-    const runtime = await this.#runtimePlan(files, config);
-    if (runtime.runtime) {
+    if (runtime?.runtime === true) {
       const applied = await this.#applyAtRuntime(plan, files, runtime.changes, reachable, started);
       if (applied !== undefined) return applied;
-    } else {
+    } else if (runtime !== undefined) {
       logger.debug({ reason: runtime.reason }, 'the change needs a reload');
     }
+    inspection ??= inspectConfigFiles(read);
     // haproxy -c in the Pod's sandbox before HAProxy itself sees the files: whatever the lint
     // missed finds nothing there (another uid, no mounts of this container), and a set HAProxy
     // would reject never reaches a reload.
@@ -190,7 +201,7 @@ export class ApplyService {
       { writes: plan.writes.length, removals: plan.removals.length },
       'files in place, reloading HAProxy',
     );
-    const reload = await this.#reload(backends, reachable);
+    const reload = await this.#reload(inspection.backends, reachable);
     if (!reload.ok) return this.#rollBack(plan, reload);
     const reloaded = performance.now();
     const next = this.#nextState(files);

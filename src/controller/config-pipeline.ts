@@ -22,7 +22,14 @@ import { checkFailureLocations } from './check-failure-locations.ts';
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 import { KeptBackends } from './model-backends.ts';
-import { type KeptWork, KeptLint, type RenderStage, renderBundle } from './render-bundle.ts';
+import {
+  type KeptWork,
+  KeptLint,
+  type RenderStage,
+  bundleDigest,
+  renderBundle,
+} from './render-bundle.ts';
+import { endpointUpdate } from './endpoint-update.ts';
 import type { ExcludedIngress, ModelResult } from './routing-model.ts';
 import { type TemplateConfig, readTemplateConfig } from './template-config.ts';
 import { type TemplateLimits, defaultTemplateLimits } from './template-engine.ts';
@@ -52,6 +59,7 @@ export type PipelineOutcome =
     };
 
 type PipelineFailure = Extract<PipelineOutcome, { ok: false }>;
+export type PipelineSuccess = Extract<PipelineOutcome, { ok: true }>;
 
 export interface ConfigPipelineOptions {
   readonly ingressClass: string;
@@ -266,6 +274,32 @@ export class ConfigPipeline {
       left.push(...verdict.excluded);
       current = withoutIngresses(current, verdict.excluded);
     }
+  }
+
+  /**
+   * After changes of EndpointSlices only: `previous` (a success of `run` or of this method)
+   * with the server slots the snapshot gives and only the changed lines linted, without a
+   * render or `haproxy -c` (endpoint-update.ts); `previous` itself when no slot changed. A
+   * string says why a full `run` is needed instead.
+   */
+  updateEndpoints(previous: PipelineSuccess, snapshot: ClusterSnapshot): PipelineSuccess | string {
+    const started = performance.now();
+    const update = endpointUpdate(previous, snapshot, (current, namespace, ref) =>
+      this.#kept.backends.build(current, namespace, ref),
+    );
+    if (update.kind === 'unchanged') return previous;
+    if (update.kind === 'render') return update.reason;
+    this.#lastAccepted = fileSetText(update.files);
+    const renderMs = performance.now() - started;
+    this.#options.metrics?.renderSeconds.observe(renderMs / 1000);
+    return {
+      ok: true,
+      files: update.files,
+      digest: bundleDigest(update.files),
+      model: update.model,
+      renderMs,
+      checkMs: 0,
+    };
   }
 
   /** `haproxy -c` of a digest, or its kept result. */

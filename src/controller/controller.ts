@@ -105,8 +105,8 @@ export async function startController(
       templateConfigName: options.templateConfig,
       ingressClass: options.ingressClass,
       fqdnEndpoints: options.fqdnEndpoints ?? true,
-      onChange: () => {
-        late.reconciler?.trigger();
+      onChange: (kind) => {
+        late.reconciler?.trigger(kind);
       },
       logger,
     });

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
 import { type AgentDelivery, desiredConfig } from './agent-delivery.ts';
 import type { AgentApplyResult } from './agent-fanout.ts';
-import type { ClusterWatch } from './cluster-watch.ts';
+import type { ClusterWatch, WatchedKind } from './cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 import { ingressEvents, ingressStates } from './ingress-events.ts';
@@ -35,6 +35,13 @@ export interface ReconcilerOptions {
   readonly debounceMs?: number;
   /** Longest delay of a reconcile under a stream of changes. @default 1 s */
   readonly maxDelayMs?: number;
+  /**
+   * Quiet time after endpoint changes applied to server slots without rendering
+   * (endpoint-update.ts) before a full render confirms them. @default 1 s
+   */
+  readonly confirmAfterMs?: number;
+  /** Longest delay of that full render under a stream of endpoint changes. @default 10 s */
+  readonly confirmWithinMs?: number;
 }
 
 const reasons = {
@@ -48,6 +55,10 @@ export class Reconciler {
   readonly #options: ReconcilerOptions;
   #timer: NodeJS.Timeout | undefined;
   #firstPending = 0;
+  /** Whether the next reconcile renders in full (anything but EndpointSlices changed). */
+  #fullRender = true;
+  #confirm: NodeJS.Timeout | undefined;
+  #firstConfirm = 0;
   /** When the last reconcile started (Date.now()). */
   #lastStarted = 0;
   #running: Promise<void> | undefined;
@@ -71,8 +82,9 @@ export class Reconciler {
    * single endpoint change waits for nothing), otherwise after the debounce, gathering the
    * changes that follow, and never later than `maxDelayMs` after the first of them.
    */
-  trigger(): void {
+  trigger(kind?: WatchedKind): void {
     if (this.#stopped) return;
+    if (kind !== 'EndpointSlice') this.#fullRender = true;
     const now = Date.now();
     const debounce = this.#options.debounceMs ?? 100;
     const quiet =
@@ -123,6 +135,7 @@ export class Reconciler {
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#confirm);
   }
 
   async #reconcile(): Promise<void> {
@@ -134,7 +147,8 @@ export class Reconciler {
       return;
     }
     const snapshot = watch.snapshot();
-    const outcome = await pipeline.run(config, snapshot, new Date());
+    const outcome =
+      this.#endpointUpdate(snapshot) ?? (await pipeline.run(config, snapshot, new Date()));
     this.#lastOutcome = outcome;
     const leader = this.#options.isLeader();
     const ref = templateConfigRef(config);
@@ -183,6 +197,48 @@ export class Reconciler {
       result: results.length === 0 && unchanged ? 'unchanged' : 'delivered',
     });
     await this.#reportDelivery(config, outcome.digest, results, outcome.model.model.ingresses);
+  }
+
+  /**
+   * When only EndpointSlices changed since the last good render: that render with its server
+   * slots updated, no render or check (a full render follows once changes pause, to confirm).
+   * Undefined when the reconcile must render in full.
+   */
+  #endpointUpdate(snapshot: ClusterSnapshot): PipelineOutcome | undefined {
+    const full = this.#fullRender;
+    this.#fullRender = false;
+    const last = this.#lastOutcome;
+    if (full || last?.ok !== true) return undefined;
+    const update = this.#options.pipeline.updateEndpoints(last, snapshot);
+    if (typeof update === 'string') {
+      this.#options.logger.debug({ reason: update }, 'rendering in full');
+      return undefined;
+    }
+    if (update !== last) {
+      this.#options.logger.info(
+        { digest: update.digest, updateMs: Math.round(update.renderMs) },
+        'updated server slots without rendering',
+      );
+      this.#scheduleConfirmation();
+    }
+    return update;
+  }
+
+  #scheduleConfirmation(): void {
+    const now = Date.now();
+    if (this.#confirm === undefined) this.#firstConfirm = now;
+    clearTimeout(this.#confirm);
+    const wait = Math.max(
+      0,
+      Math.min(
+        this.#options.confirmAfterMs ?? 1_000,
+        this.#firstConfirm + (this.#options.confirmWithinMs ?? 10_000) - now,
+      ),
+    );
+    this.#confirm = setTimeout(() => {
+      this.#confirm = undefined;
+      this.trigger();
+    }, wait);
   }
 
   /**

@@ -58,7 +58,7 @@ export type BundleOutcome =
     };
 
 /** Digest of a set of files: path and content of each, in path order. */
-function bundleDigest(files: readonly BundleFile[]): string {
+export function bundleDigest(files: readonly BundleFile[]): string {
   const hash = createHash('sha256');
   for (const file of files) {
     hash.update(`${file.path}\0${file.content.byteLength}\0`);

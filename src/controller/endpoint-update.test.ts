@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { defaultTemplateConfig, snapshotOf } from '../../bench/controller-fixture.ts';
+import type { ClusterSnapshot, EndpointSliceView } from './cluster-snapshot.ts';
+import { endpointUpdate, type RenderedConfig } from './endpoint-update.ts';
+import { buildBackend } from './model-backends.ts';
+import { assembleBundle, requestModel } from './render-bundle.ts';
+import { readTemplateConfig } from './template-config.ts';
+import {
+  createTemplateEngine,
+  parseTemplates,
+  renderTemplates,
+  templateContext,
+} from './template-engine.ts';
+
+const engine = createTemplateEngine();
+
+/** A full render of the chart's default template, as the pipeline makes it (no check). */
+function fullRender(snapshot: ClusterSnapshot, template = defaultTemplateConfig()): RenderedConfig {
+  const config = readTemplateConfig(template);
+  if ('message' in config) throw new Error(config.message);
+  const parsed = parseTemplates(engine, config);
+  if ('message' in parsed) throw new Error(parsed.message);
+  const model = requestModel({
+    snapshot,
+    ingressClass: 'haptic',
+    now: new Date('2026-12-01T00:00:00Z'),
+  });
+  const output = renderTemplates(engine, parsed, templateContext(model.model, 'haptic'));
+  if (!output.ok) throw new Error(output.message);
+  const bundle = assembleBundle(model, output.files);
+  if (!bundle.ok) throw new Error(bundle.message);
+  return { files: bundle.files, model: bundle.model };
+}
+
+function withEndpoints(
+  snapshot: ClusterSnapshot,
+  service: number,
+  addresses: readonly string[],
+): ClusterSnapshot {
+  const key = `app/svc${service}`;
+  const [slice] = snapshot.endpointSlices.get(key) ?? [];
+  if (slice === undefined) throw new Error(`no slice for ${key}`);
+  const next: EndpointSliceView = {
+    ...slice,
+    endpoints: addresses.map((address) => ({ addresses: [address], ready: true })),
+  };
+  return { ...snapshot, endpointSlices: new Map(snapshot.endpointSlices).set(key, [next]) };
+}
+
+function texts(config: RenderedConfig): Record<string, string> {
+  return Object.fromEntries(
+    config.files.map((file) => [file.path, Buffer.from(file.content).toString('utf8')]),
+  );
+}
+
+describe('endpointUpdate', () => {
+  it('gives the files of a full render through a run of endpoint changes', async () => {
+    let snapshot = await snapshotOf(40);
+    let previous = fullRender(snapshot);
+    let random = 7;
+    let updates = 0;
+    const next = (): number => (random = (random * 1103515245 + 12345) % 2 ** 31);
+    for (let step = 0; step < 60; step += 1) {
+      const service = next() % 40;
+      // One or two endpoints: within the 4 slots of two endpoints, so always slot changes.
+      const count = 1 + (next() % 2);
+      const addresses = Array.from(
+        { length: count },
+        () => `10.200.${next() % 256}.${1 + (next() % 250)}`,
+      );
+      snapshot = withEndpoints(snapshot, service, addresses);
+      const update = endpointUpdate(previous, snapshot, buildBackend);
+      const expected = fullRender(snapshot);
+      if (update.kind === 'unchanged') {
+        expect(texts(previous)).toEqual(texts(expected));
+        continue;
+      }
+      expect(update.kind, JSON.stringify(update)).toBe('slots');
+      if (update.kind !== 'slots') return;
+      expect(texts(update)).toEqual(texts(expected));
+      expect(update.model.model.backends).toEqual(expected.model.model.backends);
+      previous = update;
+      updates += 1;
+    }
+    expect(updates).toBeGreaterThan(50);
+  });
+
+  it('needs a full render when a backend needs more slots', async () => {
+    const snapshot = await snapshotOf(3);
+    const previous = fullRender(snapshot);
+    const grown = withEndpoints(snapshot, 1, ['10.9.0.1', '10.9.0.2', '10.9.0.3', '10.9.0.4']);
+    expect(endpointUpdate(previous, grown, buildBackend)).toEqual({
+      kind: 'render',
+      reason: 'backend app:svc1:80 needs 8 server slots',
+    });
+  });
+
+  it('needs a full render when an endpoint is refused', async () => {
+    const snapshot = await snapshotOf(3);
+    const previous = fullRender(snapshot);
+    const refused = withEndpoints(snapshot, 2, ['10.9.0.1', '127.0.0.1']);
+    expect(endpointUpdate(previous, refused, buildBackend)).toMatchObject({
+      kind: 'render',
+      reason: 'backend app:svc2:80 leaves endpoints out',
+    });
+  });
+
+  it('needs a full render when the template does not write slots as server lines', async () => {
+    const template = defaultTemplateConfig();
+    const spec = template.spec as { haproxyConfig: { template: string } };
+    spec.haproxyConfig.template = spec.haproxyConfig.template
+      .replace('for slot in backend.slots', 'for slot in backend.servers')
+      .replace('{% if slot.spare %} disabled{% endif %}', '');
+    const snapshot = await snapshotOf(3);
+    const previous = fullRender(snapshot, template);
+    const changed = withEndpoints(snapshot, 0, ['10.9.0.1']);
+    expect(endpointUpdate(previous, changed, buildBackend)).toMatchObject({ kind: 'render' });
+  });
+
+  it('is unchanged when the endpoints are the same', async () => {
+    const snapshot = await snapshotOf(3);
+    const previous = fullRender(snapshot);
+    const same = withEndpoints(snapshot, 0, ['10.0.0.2', '10.0.0.1']);
+    expect(endpointUpdate(previous, same, buildBackend)).toEqual({ kind: 'unchanged' });
+  });
+});
