@@ -195,6 +195,7 @@ export function rewriteServerSlots(
 ): string | undefined {
   const lines = config.split('\n');
   const wanted = new Map(changes.map((change) => [`${change.backend}/${change.server}`, change]));
+  const backends = new Set(changes.map((change) => change.backend));
   let proxy: string | undefined;
   let rewritten = 0;
   for (let i = 0; i < lines.length; i += 1) {
@@ -207,7 +208,7 @@ export function rewriteServerSlots(
           : undefined;
       continue;
     }
-    if (first !== 'server' || proxy === undefined) continue;
+    if (first !== 'server' || proxy === undefined || !backends.has(proxy)) continue;
     const name = literal(splitConfigLine(text).words[1]);
     const change = wanted.get(`${proxy}/${name ?? ''}`);
     if (change === undefined) continue;

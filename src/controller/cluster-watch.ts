@@ -1,7 +1,8 @@
 /**
  * The controller's view of the cluster: @kubernetes/client-node informers (list, then watch,
  * relist on expiry) for Ingresses, IngressClasses, Services, EndpointSlices, TLS Secrets (but
- * no CA's: watched-secrets.ts) and the HAProxyTemplateConfig. Every event calls `onChange`; `snapshot()` reads the caches.
+ * no CA's: watched-secrets.ts) and the HAProxyTemplateConfig. Every event calls `onChange`;
+ * `snapshot()` reads the caches.
  * Lists go through counted API clients with haptic's User-Agent.
  */
 import {
@@ -23,10 +24,11 @@ import {
 import type { Logger } from 'pino';
 import { makeApiClient } from '../kube/api-client.ts';
 import type { RequestCounter } from '../kube/request-counter.ts';
-import { type ClusterSnapshot, type EndpointSliceView, objectKey } from './cluster-snapshot.ts';
+import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import { FqdnResolver } from './fqdn-resolver.ts';
 import { fqdnNamesInUse } from './model-backends.ts';
-import { type IngressView, ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
+import { type IngressView, ingressIsOurs } from '../validation/ingress-view.ts';
+import { SnapshotViews } from './snapshot-views.ts';
 import {
   templateConfigGroup,
   templateConfigPlural,
@@ -74,6 +76,7 @@ export class ClusterWatch {
   readonly #secrets: ListWatch<V1Secret>;
   readonly #configs: ListWatch<KubernetesObject>;
   readonly #resolver: FqdnResolver | undefined;
+  readonly #views = new SnapshotViews();
   #synced = false;
   #stopping = false;
 
@@ -207,60 +210,29 @@ export class ClusterWatch {
     return ours?.metadata?.annotations?.[defaultClassAnnotation] === 'true';
   }
 
-  /** The watched state, reduced to what rendering needs. */
+  /** The watched state, reduced to what rendering needs (views kept per object: snapshot-views.ts). */
   snapshot(): ClusterSnapshot {
     const isDefault = this.ourClassIsDefault();
     const ingresses: IngressView[] = [];
     for (const ingress of this.#ingresses.list()) {
-      const view = readIngress(ingress);
+      const view = this.#views.ingress(ingress);
       if (typeof view !== 'string' && ingressIsOurs(view, this.#options.ingressClass, isDefault)) {
         ingresses.push(view);
       }
     }
-    const services = new Map(
-      this.#services.list().map((service) => {
-        const namespace = service.metadata?.namespace ?? '';
-        const name = service.metadata?.name ?? '';
-        const ports = (service.spec?.ports ?? []).map((p) => ({
-          name: p.name ?? '',
-          port: p.port,
-        }));
-        return [objectKey(namespace, name), { namespace, name, ports }] as const;
-      }),
-    );
-    const endpointSlices = new Map<string, EndpointSliceView[]>();
-    for (const slice of this.#slices.list()) {
-      const namespace = slice.metadata?.namespace ?? '';
-      const serviceName = slice.metadata?.labels?.['kubernetes.io/service-name'];
-      if (serviceName === undefined) continue;
-      const key = objectKey(namespace, serviceName);
-      const views = endpointSlices.get(key) ?? [];
-      views.push({
-        namespace,
-        name: slice.metadata?.name ?? '',
-        serviceName,
-        addressType: slice.addressType,
-        ports: (slice.ports ?? []).flatMap((p) =>
-          p.port === undefined ? [] : [{ name: p.name ?? '', port: p.port }],
-        ),
-        endpoints: (slice.endpoints ?? []).map((endpoint) => ({
-          addresses: endpoint.addresses,
-          ready: endpoint.conditions?.ready !== false,
-        })),
-      });
-      endpointSlices.set(key, views);
-    }
-    const secrets = new Map(
-      this.#secrets.list().map((secret) => {
-        const namespace = secret.metadata?.namespace ?? '';
-        const name = secret.metadata?.name ?? '';
-        return [objectKey(namespace, name), { namespace, name, data: secret.data ?? {} }] as const;
-      }),
-    );
+    const endpointSlices = this.#views.endpointSlices(this.#slices.list());
     const fqdnNames =
       this.#resolver === undefined
         ? 'disabled'
-        : this.#resolver.resolutions(fqdnNamesInUse(ingresses, endpointSlices));
-    return { ingresses, services, endpointSlices, secrets, fqdnNames };
+        : this.#views.resolutions(
+            this.#resolver.resolutions(fqdnNamesInUse(ingresses, endpointSlices)),
+          );
+    return {
+      ingresses,
+      services: this.#views.services(this.#services.list()),
+      endpointSlices,
+      secrets: this.#views.secrets(this.#secrets.list()),
+      fqdnNames,
+    };
   }
 }
