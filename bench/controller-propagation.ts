@@ -16,11 +16,7 @@
  * Each change is measured from the start of its API write until both replicas, polled by Pod
  * IP, answer from the new backend.
  *
- *   node bench/controller-propagation.ts [changes=20] [backends=1000] [endpointChanges=200] [slots|servers]
- *
- * `servers` first edits the HAProxyTemplateConfig to write one `server` line per endpoint (no
- * spare slots), as the default template did before server slots: every endpoint change is then
- * a full render, `haproxy -c` and a reload, for comparison.
+ *   node bench/controller-propagation.ts [changes=20] [backends=1000] [endpointChanges=200]
  *
  * With HAPTIC_BENCH_KUBECONFIG set to a running node's kubeconfig (`make cluster-up`), the
  * bench uses that node, in a namespace and IngressClass of its own; otherwise it starts one.
@@ -137,22 +133,6 @@ try {
     await kubectl([
       ...['rollout', 'status', `deployment/${deployment}`, '-n', namespace, '--timeout=3m'],
     ]);
-  }
-  if (template === 'servers') {
-    const read = await kubectl([
-      'get',
-      'haproxytemplateconfig',
-      'haptic',
-      '-n',
-      namespace,
-      '-o',
-      'json',
-    ]);
-    const object = JSON.parse(read.stdout) as { spec: { haproxyConfig: { template: string } } };
-    object.spec.haproxyConfig.template = object.spec.haproxyConfig.template
-      .replace('for slot in backend.slots', 'for slot in backend.servers')
-      .replace('{% if slot.spare %} disabled{% endif %}', '');
-    await kubectl(['replace', '-f', '-'], JSON.stringify(object));
   }
   const addresses = await podIps('app.kubernetes.io/component=loadbalancer');
   const kc = new KubeConfig();
@@ -377,7 +357,6 @@ try {
       runtimeUpdates,
       backends,
       endpointChanges,
-      template,
       extraProcesses: after.reduce(
         (sum, view, i) => sum + view.processes - (before[i]?.processes ?? 0),
         0,
