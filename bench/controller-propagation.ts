@@ -47,9 +47,6 @@ import { projectRoot, toolPath } from '../dev/lib/tools.ts';
 const changes = Number(process.argv[2] ?? 20);
 const backends = Number(process.argv[3] ?? 1000);
 const endpointChanges = Number(process.argv[4] ?? 200);
-const template = process.argv[5] ?? 'slots';
-if (template !== 'slots' && template !== 'servers')
-  throw new Error('the template is slots or servers');
 /** Rules per Ingress of the endpoint phase. */
 const rulesPerIngress = 100;
 
