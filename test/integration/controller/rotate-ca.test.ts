@@ -1,6 +1,6 @@
 /**
  * `haptic certificates rotate-ca` (dist/cli/main.js on the host, as an operator runs it) on a
- * release of the node with external identities, two HAProxy replicas and the chart's
+ * release of the node with external identities, two replicas of each Deployment and the chart's
  * identity-Secret webhook (failurePolicy Fail). The identities come from the guide's own
  * openssl commands.
  * Expected: refusals (wrong SAN, an unrelated key, a 48 h overlap) before any write, the
@@ -125,7 +125,7 @@ const metrics = async () =>
 
 beforeAll(async () => {
   original = await specMaterial(agentName, controllerName);
-  site = await LocalSite.start('rotate-ca', { webhook: true });
+  site = await LocalSite.start('rotate-ca', { controllers: 2, webhook: true });
   // The guide's "Create the two identity Secrets.", then the release switched to them.
   const created = await execa('bash', ['-c', inNamespace(createSecretsStep, site.namespace)], {
     cwd: original.dir,
