@@ -332,7 +332,10 @@ try {
     namespace,
     '--timeout=3m',
   ]);
-  const [freshIp] = await podIps('app.kubernetes.io/component=controller');
+  // The new Pod, not the one still terminating (both are Running for a while).
+  const freshIp = (await podIps('app.kubernetes.io/component=controller')).find(
+    (address) => address !== controllerIp,
+  );
   let fresh = 0;
   for (let wait = 0; fresh === 0 && wait < 240; wait += 1) {
     await sleep(500);
