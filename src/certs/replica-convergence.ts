@@ -6,6 +6,7 @@
  * the renewal run makes that call and passes the rows in.
  */
 import type { ExpectedTrust } from './expected-trust.ts';
+import { shortFingerprint } from '../pki/fingerprint.ts';
 
 export type ReplicaRole = 'controller' | 'agent';
 
@@ -70,11 +71,6 @@ export function everyReplicaConverged(convergence: ReplicaConvergence): boolean 
 /** The replicas that have not converged. */
 export function laggingReplicas(convergence: ReplicaConvergence): readonly ReplicaState[] {
   return convergence.replicas.filter((replica) => !replica.converged);
-}
-
-/** The first 12 hex digits of a fingerprint, as messages and `haptic certificates status` show it. */
-export function shortFingerprint(fingerprint: string): string {
-  return fingerprint.slice(0, 12);
 }
 
 function reported(replica: ReplicaState): string {

@@ -14,7 +14,8 @@
  */
 import type { TlsPeerRole, TlsStateEntryParse } from '../controller/tls-state-entry.ts';
 import type { RotationStageName } from '../certs/ca-rotation-record.ts';
-import { type ExpectedTrust, statusRows } from './certificates-status-rows.ts';
+import type { ExpectedTrust } from '../certs/expected-trust.ts';
+import { statusRows } from './certificates-status-rows.ts';
 
 export interface ProgressInput {
   readonly stage: RotationStageName;

@@ -48,7 +48,7 @@ import {
 } from './certificates-release-reader.ts';
 import { encodedFingerprints, expectedTrustOf } from '../certs/expected-trust.ts';
 import { rotationLagging } from './certificates-rotate-ca-progress.ts';
-import { shortFingerprint } from './certificates-status-rows.ts';
+import { shortFingerprint } from '../pki/fingerprint.ts';
 
 export interface RotateCaOptions {
   readonly namespace: string;

@@ -1,6 +1,7 @@
 /** `haptic certificates status`, the output: a table (one row per Pod) or JSON. Pure. */
 import { formatDuration } from '../certs/duration-text.ts';
-import { type StatusRow, shortFingerprint } from './certificates-status-rows.ts';
+import type { StatusRow } from './certificates-status-rows.ts';
+import { shortFingerprint } from '../pki/fingerprint.ts';
 
 const headers = [
   'POD',

@@ -8,18 +8,7 @@
  */
 import type { TlsReport } from '../agent-api/tls-report.ts';
 import type { TlsPeerRole, TlsStateEntryParse } from '../controller/tls-state-entry.ts';
-
-/** What a role's mounted identity Secret holds now, as fingerprints and serials. */
-export interface ExpectedTrust {
-  /** The Secret's name, for messages. */
-  readonly secret: string;
-  /** ca.crt. */
-  readonly cas: readonly string[];
-  /** previous-ca.crt while previous-ca-until lies ahead; otherwise empty. */
-  readonly previousCas: readonly string[];
-  /** tls.crt's own certificate serial (lower-case hex), when readable. */
-  readonly leafSerial: string | undefined;
-}
+import type { ExpectedTrust } from '../certs/expected-trust.ts';
 
 export interface StatusInput {
   readonly pods: readonly { readonly name: string; readonly role: TlsPeerRole }[];
@@ -57,11 +46,6 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const left = new Set(a);
   const right = new Set(b);
   return left.size === right.size && [...left].every((item) => right.has(item));
-}
-
-/** The first 12 hex digits, as the table shows fingerprints. */
-export function shortFingerprint(fingerprint: string): string {
-  return fingerprint.slice(0, 12);
 }
 
 function reportProblems(

@@ -9,9 +9,13 @@ import type { TlsPeerRole } from '../controller/tls-state-entry.ts';
 import { describeError } from '../errors.ts';
 import { issuerSecretKeys } from '../secrets/layout.ts';
 import { connectRelease, readReleaseTls } from './certificates-release-reader.ts';
-import { encodedFingerprints, expectedTrustOf } from '../certs/expected-trust.ts';
+import {
+  type ExpectedTrust,
+  encodedFingerprints,
+  expectedTrustOf,
+} from '../certs/expected-trust.ts';
 import { formatStatusJson, formatStatusTable } from './certificates-status-format.ts';
-import { type ExpectedTrust, statusRows } from './certificates-status-rows.ts';
+import { statusRows } from './certificates-status-rows.ts';
 
 export interface StatusCommandOptions {
   readonly namespace: string;

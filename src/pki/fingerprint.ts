@@ -13,3 +13,8 @@ export function certificateFingerprint(certificate: x509.X509Certificate): strin
     .toUpperCase()
     .replace(/(..)(?!$)/g, '$1:');
 }
+
+/** The first 12 hex digits of a fingerprint, as messages and `haptic certificates status` show it. */
+export function shortFingerprint(fingerprint: string): string {
+  return fingerprint.slice(0, 12);
+}
