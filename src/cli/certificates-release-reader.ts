@@ -13,7 +13,6 @@ import {
 } from '@kubernetes/client-node';
 import { agentTlsVolume } from '../certs/expiry-sources.ts';
 import type { TlsPeerRole, TlsStateEntryParse } from '../controller/tls-state-entry.ts';
-import { parseTlsStateEntry, tlsStatusField } from '../controller/tls-state-entry.ts';
 import {
   templateConfigGroup,
   templateConfigPlural,
@@ -22,6 +21,13 @@ import {
 import { makeApiClient } from '../kube/api-client.ts';
 import { apiStatus } from '../kube/api-errors.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
+import {
+  controllerArgument,
+  mountedIdentitySecret,
+  podSelector,
+  recordedTlsEntries,
+  templateConfigFlag,
+} from '../kube/replica-reports.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
 import { componentName, releaseFullname } from '../validation/chart-names.ts';
 import { readPackageVersion } from '../version.ts';
@@ -95,13 +101,6 @@ async function orAbsent<T>(read: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** The value of `--flag=value` among the controller Deployment's container arguments. */
-function controllerArgument(controller: V1Deployment, flag: string): string | undefined {
-  const args = controller.spec?.template.spec?.containers.flatMap((c) => c.args ?? []) ?? [];
-  const found = args.find((arg) => arg.startsWith(`${flag}=`));
-  return found === undefined ? undefined : found.slice(flag.length + 1);
-}
-
 async function readWorkload(
   clients: ReleaseClients,
   role: TlsPeerRole,
@@ -115,9 +114,8 @@ async function readWorkload(
     throw new ReleaseReadError(
       `Deployment ${namespace}/${name} does not exist; check -n and --release.`,
     );
-  const secretName = deployment.spec?.template.spec?.volumes?.find((v) => v.name === agentTlsVolume)
-    ?.secret?.secretName;
-  if (secretName === undefined || secretName === '')
+  const secretName = mountedIdentitySecret(deployment);
+  if (secretName === undefined)
     throw new ReleaseReadError(
       `Deployment ${namespace}/${name} has no ${agentTlsVolume} Secret volume; the release does not use mTLS.`,
     );
@@ -128,11 +126,7 @@ async function readWorkload(
     throw new ReleaseReadError(
       `Secret ${namespace}/${secretName} (mounted by the ${role}s) does not exist.`,
     );
-  const labels = deployment.spec?.selector.matchLabels ?? {};
-  const selector = Object.entries(labels)
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',');
-  return { role, deployment, secretName, secret, selector };
+  return { role, deployment, secretName, secret, selector: podSelector(deployment) };
 }
 
 /** Reads the release's Deployments, identity Secrets, Pods, issuer Secret and TLS entries. */
@@ -163,20 +157,15 @@ export async function readReleaseTls(
     issuerName === undefined
       ? undefined
       : await orAbsent(() => clients.core.readNamespacedSecret({ name: issuerName, namespace }));
-  const config = (await orAbsent(() =>
+  const config: unknown = await orAbsent(() =>
     clients.custom.getNamespacedCustomObject({
       group: templateConfigGroup,
       version: templateConfigVersion,
       namespace,
       plural: templateConfigPlural,
-      name: controllerArgument(controller.deployment, '--template-config') ?? fullname,
+      name: controllerArgument(controller.deployment, templateConfigFlag) ?? fullname,
     }),
-  )) as { status?: Record<string, unknown> } | undefined;
-  const recorded = config?.status?.[tlsStatusField];
-  const entries = new Map<string, TlsStateEntryParse>();
-  if (typeof recorded === 'object' && recorded !== null && !Array.isArray(recorded)) {
-    for (const [pod, value] of Object.entries(recorded))
-      entries.set(pod, parseTlsStateEntry(value, `status.${tlsStatusField}.${pod}`));
-  }
+  );
+  const entries = recordedTlsEntries(config);
   return { workloads: { controller, agent }, pods, issuer, entries };
 }

@@ -39,7 +39,8 @@ export interface ReplicaReportSource {
   read(secrets: Readonly<Record<TlsPeerRole, string>>): Promise<ReplicaReports>;
 }
 
-const templateConfigFlag = '--template-config=';
+/** The controller argument naming the HAProxyTemplateConfig where the controllers record the reports. */
+export const templateConfigFlag = '--template-config';
 
 /** The Secret a Deployment's `agent-tls` volume mounts, if any. */
 export function mountedIdentitySecret(deployment: V1Deployment): string | undefined {
@@ -55,10 +56,14 @@ export function podSelector(deployment: V1Deployment): string {
     .join(',');
 }
 
-/** The HAProxyTemplateConfig a controller Deployment's `--template-config=` argument names. */
-export function templateConfigArgument(controller: V1Deployment): string | undefined {
+/**
+ * The value of `<flag>=value` among a controller Deployment's container arguments (such as
+ * `--template-config`, the HAProxyTemplateConfig where the controllers record the reports).
+ */
+export function controllerArgument(controller: V1Deployment, flag: string): string | undefined {
+  const prefix = `${flag}=`;
   const args = controller.spec?.template.spec?.containers.flatMap((c) => c.args ?? []) ?? [];
-  return args.find((arg) => arg.startsWith(templateConfigFlag))?.slice(templateConfigFlag.length);
+  return args.find((arg) => arg.startsWith(prefix))?.slice(prefix.length);
 }
 
 /** The parsed `status.tls` entries of a HAProxyTemplateConfig as the API returned it. */
@@ -106,10 +111,10 @@ export class ClusterReplicaReports implements ReplicaReportSource {
       if (role === undefined) continue;
       const name = deployment.metadata?.name ?? '';
       if (role === 'controller') {
-        const config = templateConfigArgument(deployment);
+        const config = controllerArgument(deployment, templateConfigFlag);
         if (config === undefined)
           problems.push(
-            `Deployment ${namespace}/${name} has no ${templateConfigFlag}<name> argument, so its replicas' reports cannot be found.`,
+            `Deployment ${namespace}/${name} has no ${templateConfigFlag}=<name> argument, so its replicas' reports cannot be found.`,
           );
         else configs.add(config);
       }
