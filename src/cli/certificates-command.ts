@@ -35,6 +35,13 @@ function timestamp(value: string): Date {
   return date;
 }
 
+function waitDuration(value: string): number {
+  const ms = value.trim() === '0' ? 0 : parseDuration(value);
+  if (ms === undefined)
+    throw new InvalidArgumentError('must be a duration such as 30s or 2m, or 0 to not wait.');
+  return ms;
+}
+
 function repeatable(value: string, previous: readonly string[] | undefined): string[] {
   return [...(previous ?? []), kubernetesName(value)];
 }
@@ -47,6 +54,7 @@ interface RenewFlags {
   readonly serverName: string;
   readonly clientName: string;
   readonly validityDays: number;
+  readonly convergenceTimeout?: number;
   readonly kubeconfig?: string;
   readonly now?: Date;
   readonly exitAfterWrites?: number;
@@ -104,6 +112,11 @@ function addRenew(certificates: Command): void {
     )
     .option('--validity-days <days>', 'lifetime of anything issued next', wholeNumber, 365)
     .option(
+      '--convergence-timeout <duration>',
+      "during a CA rotation's overlap, how long to wait for every replica to report the new CA before leaving the clean-up to the deadline; 0 reads the reports once (default: 2m)",
+      waitDuration,
+    )
+    .option(
       '--kubeconfig <path>',
       'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)',
     )
@@ -141,6 +154,7 @@ function addRenew(certificates: Command): void {
         },
         names: { server: flags.serverName, client: flags.clientName },
         validityDays: flags.validityDays,
+        convergenceTimeoutMs: flags.convergenceTimeout,
         kubeconfig: flags.kubeconfig,
         now: flags.now,
         exitAfterWrites: flags.exitAfterWrites,
