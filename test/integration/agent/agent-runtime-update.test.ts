@@ -52,7 +52,7 @@ frontend web
 
 backend team:web:80
   balance roundrobin
-  http-request return status 503 content-type text/plain string "no endpoints" if { nbsrv eq 0 }
+  http-error status 503 content-type text/plain string "no endpoints"
 ${lines.join('\n')}
 ${extra}`;
 }

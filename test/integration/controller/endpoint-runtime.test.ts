@@ -108,8 +108,11 @@ describe('endpoint changes on the chart release', () => {
       () => answers('mixed.example.com'),
       (seen) => seen.every((replica) => replica.join() === '200 beta /'),
     );
-    expect(await metric('haptic_runtime_updates_total')).toBeGreaterThanOrEqual(
-      updates + 2 * site.replicas.length,
+    // The controller counts an apply once the agent's answer is back, after it serves.
+    await eventually(
+      'two runtime updates per replica counted',
+      () => metric('haptic_runtime_updates_total'),
+      (count) => count >= updates + 2 * site.replicas.length,
     );
     // The full render that confirms the slot updates once changes pause finds the same files.
     const unchanged = await metric('haptic_reconciles_total', 'result="unchanged"');
@@ -129,8 +132,10 @@ describe('endpoint changes on the chart release', () => {
       () => answers('other.example.com', 1),
       (seen) => seen.every((replica) => replica.join() === '200 alpha /'),
     );
-    expect(await metric('haptic_reloads_total')).toBeGreaterThanOrEqual(
-      reloads + site.replicas.length,
+    await eventually(
+      'a reload per replica counted',
+      () => metric('haptic_reloads_total'),
+      (count) => count >= reloads + site.replicas.length,
     );
   });
 });
