@@ -25,7 +25,11 @@ import {
 } from '../agent-api/runtime-changes.ts';
 import { checkHAProxyConfig } from '../sandbox/check-client.ts';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
-import { describeFindings, inspectConfigFiles } from '../validation/haproxy-files-lint.ts';
+import {
+  type FilesInspection,
+  describeFindings,
+  inspectConfigFiles,
+} from '../validation/haproxy-files-lint.ts';
 import type { ConfigFileStore, PathConflict } from './file-store.ts';
 import { type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
 import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';
@@ -128,16 +132,7 @@ export class ApplyService {
     let inspection = runtime?.runtime === true ? undefined : inspectConfigFiles(read);
     const findings =
       runtime?.runtime === true ? slotLineFindings(runtime.lines) : (inspection?.findings ?? []);
-    if (findings.length > 0) {
-      const message = `The configuration is refused: ${describeFindings(findings)}`;
-      logger.warn({ findings: findings.length }, message);
-      return failure({
-        reason: agentReasons.ConfigForbidden,
-        code: agentReasons.ConfigForbidden,
-        field: 'files',
-        message,
-      });
-    }
+    if (findings.length > 0) return this.#refused(findings);
     if (planIsEmpty(plan)) {
       return {
         ok: true,
@@ -169,7 +164,11 @@ export class ApplyService {
     } else if (runtime !== undefined) {
       logger.debug({ reason: runtime.reason }, 'the change needs a reload');
     }
-    inspection ??= inspectConfigFiles(read);
+    if (inspection === undefined) {
+      // Falling back from a runtime update: a reload loads every line, so every line is linted.
+      inspection = inspectConfigFiles(read);
+      if (inspection.findings.length > 0) return this.#refused(inspection.findings);
+    }
     // haproxy -c in the Pod's sandbox before HAProxy itself sees the files: whatever the lint
     // missed finds nothing there (another uid, no mounts of this container), and a set HAProxy
     // would reject never reaches a reload.
@@ -236,6 +235,18 @@ export class ApplyService {
       durationMs,
       workerPid: reload.workerPid,
     };
+  }
+
+  /** The answer for a set the lint refuses. */
+  #refused(findings: FilesInspection['findings']): ApplyOutcome {
+    const message = `The configuration is refused: ${describeFindings(findings)}`;
+    this.#options.logger.warn({ findings: findings.length }, message);
+    return failure({
+      reason: agentReasons.ConfigForbidden,
+      code: agentReasons.ConfigForbidden,
+      field: 'files',
+      message,
+    });
   }
 
   /** Whether `files` differ from the applied set only in server slots (runtime-changes.ts). */
