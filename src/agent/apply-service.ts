@@ -188,13 +188,7 @@ export class ApplyService {
       });
     }
     const checked = performance.now();
-    try {
-      await store.stage(plan.writes);
-      await store.swap(plan);
-    } catch (error) {
-      await store.rollback();
-      throw error;
-    }
+    await this.#putInPlace(plan);
     const written = performance.now();
     logger.info(
       { writes: plan.writes.length, removals: plan.removals.length },
@@ -235,6 +229,18 @@ export class ApplyService {
       durationMs,
       workerPid: reload.workerPid,
     };
+  }
+
+  /** Stages the plan's files and swaps them into place; a failure restores the last good set. */
+  async #putInPlace(plan: FilePlan): Promise<void> {
+    const { store } = this.#options;
+    try {
+      await store.stage(plan.writes);
+      await store.swap(plan);
+    } catch (error) {
+      await store.rollback();
+      throw error;
+    }
   }
 
   /** The answer for a set the lint refuses. */
@@ -278,13 +284,7 @@ export class ApplyService {
     started: number,
   ): Promise<ApplyOutcome | undefined> {
     const { store, master, logger } = this.#options;
-    try {
-      await store.stage(plan.writes);
-      await store.swap(plan);
-    } catch (error) {
-      await store.rollback();
-      throw error;
-    }
+    await this.#putInPlace(plan);
     const problem = await updateServers(master, processes, changes);
     if (problem !== undefined) {
       logger.warn(
