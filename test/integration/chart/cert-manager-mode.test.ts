@@ -27,7 +27,10 @@ describe(`cert-manager mode against cert-manager ${certManagerModule.version}'s 
       'crd/issuers.cert-manager.io',
       'crd/clusterissuers.cert-manager.io',
     ]);
-    expect(established.exitCode).toBe(0);
+    expect({ exitCode: established.exitCode, stderr: established.stderr }).toEqual({
+      exitCode: 0,
+      stderr: '',
+    });
   });
 
   it.each(modes)('renders objects the API server accepts in %s mode', async (mode) => {

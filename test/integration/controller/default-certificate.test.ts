@@ -104,7 +104,10 @@ describe('the default frontend certificate from cert-manager, served by HAProxy'
       'crd/certificates.cert-manager.io',
       'crd/issuers.cert-manager.io',
     ]);
-    expect(established.exitCode).toBe(0);
+    expect({ exitCode: established.exitCode, stderr: established.stderr }).toEqual({
+      exitCode: 0,
+      stderr: '',
+    });
     site = await LocalSite.start('default-cert-cm', {
       values: ['--set', 'defaultSSLCertificate.certManager.enabled=true'],
     });
