@@ -28,8 +28,11 @@ export interface CheckRun {
   readonly scratchDir: string;
   readonly haproxyBinary: string;
   readonly limits: SandboxLimits;
-  /** The text of haproxy.cfg, to read keywords from when HAProxy's output is reduced. */
-  readonly config: string;
+  /**
+   * The text of haproxy.cfg, to read keywords from when HAProxy's output is reduced; read only
+   * for a check that fails (a passing check's output is not sent).
+   */
+  readonly config: () => string;
 }
 
 function killGroup(pid: number | undefined): void {
@@ -76,9 +79,12 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
   killGroup(subprocess.pid);
   // HAProxy's output may quote what it read (a line of a `-f` file, a map entry): it leaves
   // the sandbox reduced to file:line, keyword and a fixed reason, never as written.
-  const output = bounded(
-    reduceHaproxyMessage(result.all.replaceAll(`${run.configDir}/`, ''), { config: run.config }),
-  );
+  const output = (): string =>
+    bounded(
+      reduceHaproxyMessage(result.all.replaceAll(`${run.configDir}/`, ''), {
+        config: run.config(),
+      }),
+    );
   if (result.timedOut) {
     return {
       ok: false,
@@ -105,7 +111,7 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
     return {
       ok: false,
       failure: 'rejected',
-      message: `${output}\nhaproxy -c wrote more than ${maxOutputBytes} bytes of messages and was stopped.`,
+      message: `${output()}\nhaproxy -c wrote more than ${maxOutputBytes} bytes of messages and was stopped.`,
     };
   }
   if (result.signal !== undefined) {
@@ -113,7 +119,7 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
       ok: false,
       failure: 'rejected',
       message:
-        `haproxy -c ended with ${result.signal} (within a ${mebibytes(limits.memoryBytes)} MiB memory limit). ${output}`.trim(),
+        `haproxy -c ended with ${result.signal} (within a ${mebibytes(limits.memoryBytes)} MiB memory limit). ${output()}`.trim(),
     };
   }
   if (result.exitCode === 0) return { ok: true };
@@ -128,5 +134,5 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
       message: `haproxy -c could not run (prlimit from util-linux and ${run.haproxyBinary} must be installed): ${result.exitCode === undefined ? result.shortMessage : (result.all.split('\n')[0] ?? '')}`,
     };
   }
-  return { ok: false, failure: 'rejected', message: output };
+  return { ok: false, failure: 'rejected', message: output() };
 }

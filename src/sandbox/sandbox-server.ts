@@ -100,57 +100,74 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
       return;
     }
     const started = performance.now();
+    const answer = (outcome: CheckOutcome | AgentFailure): void => {
+      if ('reason' in outcome) {
+        logger.warn({ reason: outcome.reason }, `check request refused: ${outcome.message}`);
+        sendFailure(response, outcome);
+        return;
+      }
+      logger.info(
+        {
+          ok: outcome.ok,
+          ...(outcome.ok ? {} : { failure: outcome.failure }),
+          durationMs: Math.round(performance.now() - started),
+        },
+        'check answered',
+      );
+      send(response, 200, outcome);
+    };
     const admitted = await gate.run(async () => {
       const body = await readBody(request, bodyLimit);
-      if (body === undefined) return tooLarge;
+      if (body === undefined) {
+        answer(tooLarge);
+        return true;
+      }
       let decoded: unknown;
       try {
         decoded = JSON.parse(body.toString('utf8'));
       } catch (error) {
-        return failure(
-          agentReasons.RequestInvalid,
-          `The body is not JSON (${describeError(error)}); send {"files": [...]}.`,
+        answer(
+          failure(
+            agentReasons.RequestInvalid,
+            `The body is not JSON (${describeError(error)}); send {"files": [...]}.`,
+          ),
         );
+        return true;
       }
       const parsed = parseApplyRequest(decoded, limits.request);
-      if (!parsed.ok) return parsed;
+      if (!parsed.ok) {
+        answer(parsed);
+        return true;
+      }
       const workspace = await createCheckWorkspace(options.workDir, parsed.files);
       try {
-        return await runHAProxyCheck({
-          configDir: workspace.configDir,
-          scratchDir: workspace.scratchDir,
-          haproxyBinary: options.haproxyBinary,
-          limits,
-          config:
-            parsed.files.find((file) => file.path === configFileName)?.content.toString('utf8') ??
-            '',
-        });
+        answer(
+          await runHAProxyCheck({
+            configDir: workspace.configDir,
+            scratchDir: workspace.scratchDir,
+            haproxyBinary: options.haproxyBinary,
+            limits,
+            config: () =>
+              parsed.files.find((file) => file.path === configFileName)?.content.toString('utf8') ??
+              '',
+          }),
+        );
       } finally {
-        // The answer stands whatever happens to the scratch files; a leftover is logged.
+        // Removed after the answer is sent, before the slot is freed (so the directories on
+        // disk stay bounded by the running checks). A leftover is logged.
         await workspace.remove().catch((error: unknown) => {
           logger.warn({ err: describeError(error) }, 'could not remove a check workspace');
         });
       }
+      return true;
     });
-    const outcome: CheckOutcome | AgentFailure = admitted ?? {
-      ok: false,
-      failure: 'unavailable',
-      message: `The check sandbox is busy (${limits.concurrent} checks run, ${limits.waiting} wait); try again.`,
-    };
-    if ('reason' in outcome) {
-      logger.warn({ reason: outcome.reason }, `check request refused: ${outcome.message}`);
-      sendFailure(response, outcome);
-      return;
+    if (admitted === undefined) {
+      answer({
+        ok: false,
+        failure: 'unavailable',
+        message: `The check sandbox is busy (${limits.concurrent} checks run, ${limits.waiting} wait); try again.`,
+      });
     }
-    logger.info(
-      {
-        ok: outcome.ok,
-        ...(outcome.ok ? {} : { failure: outcome.failure }),
-        durationMs: Math.round(performance.now() - started),
-      },
-      'check answered',
-    );
-    send(response, 200, outcome);
   };
 
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {

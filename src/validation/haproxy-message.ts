@@ -165,7 +165,12 @@ export interface ReduceOptions {
 /** HAProxy's output as `[ALERT] <file>:<line>: '<keyword>' <reason>` lines, nothing quoted. */
 export function reduceHaproxyMessage(output: string, options: ReduceOptions): string {
   const fileName = options.fileName ?? 'haproxy.cfg';
-  const lines = new Map(splitConfig(options.config).map((line) => [line.number, line.words]));
+  // Split only when a line of the configuration is named: a passing check names none.
+  let lines: ReadonlyMap<number, readonly ConfigWord[]> | undefined;
+  const wordsOf = (number: number): readonly ConfigWord[] | undefined => {
+    lines ??= new Map(splitConfig(options.config).map((line) => [line.number, line.words]));
+    return lines.get(number);
+  };
   const kept: string[] = [];
   let alerts = 0;
   for (const raw of output.split('\n')) {
@@ -192,7 +197,7 @@ export function reduceHaproxyMessage(output: string, options: ReduceOptions): st
     const [, path = '', number = '0', text = ''] = at;
     const reason = reasonFor(located, text) ?? generic;
     if (basename(path) === basename(fileName)) {
-      const words = lines.get(Number(number));
+      const words = wordsOf(Number(number));
       const keyword = words === undefined ? '?' : keywordOf(words);
       const [, innerLine, innerFile = ''] = nested.exec(text) ?? [];
       const inner =
