@@ -1,8 +1,10 @@
 /**
  * What the controller and its render process (render-worker.ts) say to each other over the
- * IPC channel (Node's `advanced` serialization, so plain objects arrive as sent). Each side
- * reads what it receives once, here, into the types below.
+ * IPC channel (Node's `advanced` serialization, so plain objects arrive as sent; the template
+ * context travels as JSON texts, context-transfer.ts). Each side reads what it receives once,
+ * here, into the types below.
  */
+import { type EncodedContext, isEncodedContext } from './context-transfer.ts';
 import type { TemplateConfig, TemplateFile } from './template-config.ts';
 import type { RenderedFile, TemplateLimits } from './template-engine.ts';
 
@@ -17,7 +19,7 @@ export interface RenderWorkerRequest {
   /** Reuse the parse of `config` while the key stays; undefined: parse, and forget it. */
   readonly key: string | undefined;
   readonly config: TemplateConfig;
-  readonly context: Record<string, unknown>;
+  readonly context: EncodedContext;
   /** Milliseconds all files may take (Liquid's own check). */
   readonly limitMs: number;
 }
@@ -94,7 +96,7 @@ export function readRenderWorkerRequest(value: unknown): RenderWorkerRequest | s
     typeof value.id !== 'number' ||
     (value.key !== undefined && typeof value.key !== 'string') ||
     !isTemplateConfig(value.config) ||
-    !isMap(value.context) ||
+    !isEncodedContext(value.context) ||
     !positive(value.limitMs)
   ) {
     return 'a render request needs id, config, context and limitMs';
@@ -103,7 +105,7 @@ export function readRenderWorkerRequest(value: unknown): RenderWorkerRequest | s
     id: value.id,
     key: value.key,
     config: value.config,
-    context: { ...value.context },
+    context: value.context,
     limitMs: value.limitMs,
   };
 }

@@ -8,6 +8,7 @@
  * HAProxyTemplateConfig's uid/resourceVersion) and the parse is reused while the key does.
  */
 import { describeError } from '../errors.ts';
+import { ContextDecoder } from './context-transfer.ts';
 import type { TemplateConfig } from './template-config.ts';
 import {
   type ParsedTemplates,
@@ -39,6 +40,7 @@ function main(): void {
   }
   const engine = createTemplateEngine(limits);
   const parses = new Map<string, ParsedTemplates>();
+  const contexts = new ContextDecoder();
 
   const parsedFor = (
     key: string | undefined,
@@ -63,7 +65,7 @@ function main(): void {
       send({ id: request.id, outcome: { ok: false, stage: 'config', ...parsed } });
       return;
     }
-    const outcome = renderTemplates(engine, parsed, request.context, {
+    const outcome = renderTemplates(engine, parsed, contexts.decode(request.context), {
       limitMs: request.limitMs,
       onFile: (field) => {
         send({ id: request.id, started: field });

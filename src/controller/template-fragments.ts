@@ -22,7 +22,8 @@
  * - the render time limit is checked before every item, as Liquid does between templates
  *   (reused items are faster, so a render close to the time limit may pass where a full
  *   render would be stopped: time was never a deterministic verdict).
- * Items are JSON data (the template context, templateContext), so their JSON text names them.
+ * Items are JSON data (the template context, templateContext), so their JSON text names them
+ * (the text the render process parsed them from, when it did: context-transfer.ts).
  * What is kept is bounded: the fragments of the last two renders of each loop.
  */
 import {
@@ -39,6 +40,7 @@ import {
   Value,
   analyzeSync,
 } from 'liquidjs';
+import { parsedFromText } from './context-transfer.ts';
 
 /** Tags a reusable body may contain: none of them reads or writes state of the render. */
 const pureTags = new Set(['if', 'unless', 'case', 'for', 'comment', 'raw', 'echo', '#']);
@@ -108,7 +110,9 @@ interface Fragment {
 /** The JSON text naming an item, or undefined for a value that is not JSON data. */
 function itemKey(ctx: Context, variable: string): string | undefined {
   try {
-    const text: unknown = JSON.stringify(ctx.getSync([variable]));
+    const item: unknown = ctx.getSync([variable]);
+    // An item the render process parsed from its text (context-transfer.ts) is named by it.
+    const text: unknown = parsedFromText(item) ?? JSON.stringify(item);
     return typeof text === 'string' ? text : undefined;
   } catch {
     return undefined;

@@ -15,6 +15,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError } from '../errors.ts';
+import { encodeContext } from './context-transfer.ts';
 import type { TemplateConfig } from './template-config.ts';
 import { type TemplateLimits, defaultTemplateLimits, templateField } from './template-engine.ts';
 import {
@@ -154,7 +155,7 @@ export class TemplateRenderer {
       id,
       key: job.key,
       config: job.config,
-      context: job.context,
+      context: encodeContext(job.context),
       limitMs,
     };
     renderProcess.child.send(request, (error) => {
