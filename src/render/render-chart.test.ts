@@ -146,6 +146,16 @@ describe('renderChart without a usable helm', () => {
     );
   });
 
+  it('says when helm was killed by a signal', async () => {
+    const killed = tempFile('killed-helm', '#!/bin/sh\nkill -9 $$\n');
+    chmodSync(killed, 0o755);
+    const error = await renderError(renderChart({ helmBin: killed, values: { a: 1 } }));
+    expect(error.code).toBe(errorCodes.TOOL_FAILED);
+    expect(error.message).toBe(
+      `${killed} could not run (killed by SIGKILL); install helm or set HELM_BIN to its path.`,
+    );
+  });
+
   it('uses HELM_BIN when no binary is given', async () => {
     const saved = process.env.HELM_BIN;
     process.env.HELM_BIN = '/nonexistent/helm-from-env';

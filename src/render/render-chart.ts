@@ -1,6 +1,6 @@
+import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { ExecaError, execa } from 'execa';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { embeddedChartDir } from './chart-metadata.ts';
 import { describeHelmFailure } from './helm-failure.ts';
@@ -82,6 +82,67 @@ function helmArguments(options: RenderChartOptions, release: string, namespace: 
   return args;
 }
 
+/** How a helm run ended. */
+type HelmRun =
+  | {
+      readonly kind: 'exited';
+      readonly code: number;
+      readonly stdout: string;
+      readonly stderr: string;
+    }
+  | { readonly kind: 'unstarted'; readonly reason: string }
+  | { readonly kind: 'killed'; readonly signal: string }
+  | { readonly kind: 'timedOut' };
+
+/**
+ * Runs helm with `input` on stdin (or none), collecting its output as UTF-8 text, byte for
+ * byte. node:child_process rather than execa: execa's hundred modules cost the preflight's
+ * start-up more than helm's whole run.
+ */
+function runHelm(
+  helmBin: string,
+  args: readonly string[],
+  input: string | undefined,
+  timeoutMs: number,
+): Promise<HelmRun> {
+  return new Promise((resolve) => {
+    const child = spawn(helmBin, args, {
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({ kind: 'unstarted', reason: error.code ?? error.message });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) resolve({ kind: 'timedOut' });
+      else if (code === null) resolve({ kind: 'killed', signal: signal ?? 'a signal' });
+      else {
+        resolve({
+          kind: 'exited',
+          code,
+          stdout: Buffer.concat(stdout).toString('utf8'),
+          stderr: Buffer.concat(stderr).toString('utf8'),
+        });
+      }
+    });
+    if (input !== undefined) {
+      // A helm that exits before reading all of stdin closes the pipe; its exit status says why.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(input);
+    }
+  });
+}
+
 /**
  * Renders the chart with `helm template` (no cluster access, no lookup) and parses the
  * result. Helm's errors become a HapticError: RENDER_VALUES_INVALID when helm rejected the
@@ -95,34 +156,26 @@ export async function renderChart(options: RenderChartOptions = {}): Promise<Ren
   const timeout = options.timeoutMs ?? defaultTimeoutMs;
   await Promise.all((options.valuesFiles ?? []).map(assertReadable));
   const args = helmArguments(options, release, namespace);
-  let manifest: string;
-  try {
-    const result = await execa(helmBin, args, {
-      timeout,
-      stripFinalNewline: false,
-      ...(options.values === undefined
-        ? { stdin: 'ignore' as const }
-        : { input: JSON.stringify(options.values) }),
-    });
-    manifest = result.stdout;
-  } catch (error) {
-    if (!(error instanceof ExecaError)) throw error;
-    if (error.timedOut) {
+  const input = options.values === undefined ? undefined : JSON.stringify(options.values);
+  const run = await runHelm(helmBin, args, input, timeout);
+  switch (run.kind) {
+    case 'timedOut':
       throw new HapticError(
         errorCodes.TOOL_FAILED,
         `${helmBin} template did not finish within ${timeout} ms; check the helm binary.`,
-        { cause: error },
       );
-    }
-    if (error.exitCode === undefined) {
+    case 'unstarted':
+    case 'killed':
       throw new HapticError(
         errorCodes.TOOL_FAILED,
-        `${helmBin} could not run (${error.code ?? error.shortMessage}); install helm or set HELM_BIN to its path.`,
-        { cause: error },
+        `${helmBin} could not run (${run.kind === 'unstarted' ? run.reason : `killed by ${run.signal}`}); install helm or set HELM_BIN to its path.`,
       );
+    case 'exited': {
+      if (run.code !== 0) {
+        const failure = describeHelmFailure(run.stderr, release);
+        throw new HapticError(failure.code, failure.message);
+      }
+      return { manifest: run.stdout, objects: parseManifest(run.stdout) };
     }
-    const failure = describeHelmFailure(String(error.stderr), release);
-    throw new HapticError(failure.code, failure.message, { cause: error });
   }
-  return { manifest, objects: parseManifest(manifest) };
 }
