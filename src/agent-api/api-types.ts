@@ -5,6 +5,13 @@
  * - `POST /v1/apply` with an {@link ApplyRequestBody}: the complete set of files HAProxy
  *   should run with (haproxy.cfg, maps, certificates, other files). Files the agent wrote
  *   before and that are missing from the set are removed. Answers {@link ApplyResponseBody}.
+ * - `POST /v1/runtime-change` with a {@link RuntimeChangeRequestBody}: only the server slots
+ *   that change, with the digest of the set they apply to and of the set they give
+ *   (file-set-digest.ts). The agent rewrites its haproxy.cfg with them, checks the result's
+ *   digest and applies it as a runtime change of `POST /v1/apply` (same lint, files, runtime
+ *   commands, read-back, reload fallback and state); when its set is not the base, the
+ *   result differs or the change needs a reload, it refuses with 409 and changes nothing, and
+ *   the caller sends the complete set. Answers {@link ApplyResponseBody}.
  * - `GET /v1/state`: {@link AgentStateBody}.
  * - Errors: {@link ErrorResponseBody}, status by reason (see `reasons.ts`).
  */
@@ -13,6 +20,7 @@ import type { TlsReport } from './tls-report.ts';
 
 export const agentPaths = {
   apply: '/v1/apply',
+  runtimeChange: '/v1/runtime-change',
   state: '/v1/state',
   /** Local socket only. */
   health: '/healthz',
@@ -32,6 +40,25 @@ export interface ApplyRequestFile {
 
 export interface ApplyRequestBody {
   readonly files: readonly ApplyRequestFile[];
+}
+
+/** A server slot as the changed set declares it (runtime-changes.ts `ServerChange`). */
+export interface RuntimeChangeBody {
+  readonly backend: string;
+  readonly server: string;
+  /** An IPv4 or IPv6 literal, no brackets. */
+  readonly address: string;
+  readonly port: number;
+  /** `maint` for an emptied slot (written `disabled`), `ready` otherwise. */
+  readonly state: 'ready' | 'maint';
+}
+
+export interface RuntimeChangeRequestBody {
+  /** Digest of the set the agent must hold now (file-set-digest.ts). */
+  readonly baseDigest: string;
+  /** Digest of the set after the change. */
+  readonly resultDigest: string;
+  readonly changes: readonly RuntimeChangeBody[];
 }
 
 export interface ApplyResponseBody {

@@ -19,11 +19,15 @@ export interface EncodedApply {
   readonly configDigest: string;
 }
 
-export function encodeApply(files: readonly ApplyFile[]): EncodedApply {
+/** `digests`: the files' `sha256:` digests by path, when the caller has them already. */
+export function encodeApply(
+  files: readonly ApplyFile[],
+  digests?: ReadonlyMap<string, string>,
+): EncodedApply {
   const body: ApplyRequestBody = {
     files: files.map((file) => ({
       path: file.path,
-      digest: digestOf(file.content),
+      digest: digests?.get(file.path) ?? digestOf(file.content),
       content: Buffer.from(file.content).toString('base64'),
     })),
   };

@@ -36,6 +36,15 @@ export const agentReasons = {
   BasicAuthNotAccepted: 'BasicAuthNotAccepted',
   /** 404 / 405: no such endpoint or method. */
   NotFound: 'NotFound',
+  /**
+   * 409: a runtime change names a base that is not the set the agent holds; nothing changed.
+   * Send the complete set with `POST /v1/apply`.
+   */
+  RuntimeBaseMismatch: 'RuntimeBaseMismatch',
+  /** 409: the runtime change does not give the set its result digest names; nothing changed. */
+  RuntimeResultMismatch: 'RuntimeResultMismatch',
+  /** 409: the change is not server slots the runtime API can set; nothing changed. */
+  RuntimeNotExpressible: 'RuntimeNotExpressible',
   /** 500: an unexpected error; the agent log has details. */
   Internal: 'Internal',
 } as const;
@@ -59,6 +68,9 @@ export const reasonStatus: Readonly<Record<AgentReason, number>> = {
   Forbidden: 403,
   BasicAuthNotAccepted: 400,
   NotFound: 404,
+  RuntimeBaseMismatch: 409,
+  RuntimeResultMismatch: 409,
+  RuntimeNotExpressible: 409,
   Internal: 500,
 };
 

@@ -51,7 +51,7 @@ export type RuntimePlan =
   | { readonly runtime: false; readonly reason: string };
 
 /** Proxy and server names put into runtime commands: HAProxy's identifier characters. */
-const identifier = /^[A-Za-z0-9_.:-]{1,200}$/;
+export const runtimeNamePattern = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 const sectionKeywords: ReadonlySet<string> = new Set([
   ...Object.keys(sectionKinds),
@@ -96,7 +96,8 @@ function serverLine(text: string): ServerLine | undefined {
   const words = line.words.map(literal);
   if (words.some((word) => word === undefined)) return undefined;
   const [keyword, name, endpoint, ...rest] = words as string[];
-  if (keyword !== 'server' || name === undefined || !identifier.test(name)) return undefined;
+  if (keyword !== 'server' || name === undefined || !runtimeNamePattern.test(name))
+    return undefined;
   const parsed = endpoint === undefined ? undefined : parseServerAddress(endpoint);
   if (parsed === undefined) return undefined;
   const disabled = rest.at(-1) === 'disabled';
@@ -113,7 +114,7 @@ function proxyOf(lines: readonly string[], index: number): string | { readonly r
     if ((first !== 'backend' && first !== 'listen') || proxy === undefined) {
       return { reason: `line ${index + 1} is a server line outside a backend or listen section` };
     }
-    return identifier.test(proxy)
+    return runtimeNamePattern.test(proxy)
       ? proxy
       : { reason: `the name of the section of line ${index + 1} cannot be used at runtime` };
   }

@@ -20,9 +20,12 @@ import { type DesiredFile, digestOf } from '../agent-api/apply-request.ts';
 import {
   type RuntimePlan,
   type ServerChange,
+  rewriteServerSlots,
   runtimePlan,
   slotLineFindings,
 } from '../agent-api/runtime-changes.ts';
+import { fileSetDigest } from '../agent-api/file-set-digest.ts';
+import type { RuntimeChangeRequest } from '../agent-api/runtime-change-request.ts';
 import { checkHAProxyConfig } from '../sandbox/check-client.ts';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
 import {
@@ -31,12 +34,12 @@ import {
   inspectConfigFiles,
 } from '../validation/haproxy-files-lint.ts';
 import type { ConfigFileStore, PathConflict } from './file-store.ts';
-import { type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
+import { type AppliedFile, type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
 import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';
 import type { MasterSocket } from './master-socket.ts';
 import type { ProcessList } from './process-list.ts';
 import { updateServers } from './runtime-update.ts';
-import { type AgentFailure, agentReasons } from '../agent-api/reasons.ts';
+import { type AgentFailure, type AgentReason, agentReasons } from '../agent-api/reasons.ts';
 import { type AppliedState, writeStateFile } from './state-file.ts';
 
 export interface ApplyServiceOptions {
@@ -58,6 +61,15 @@ export type ApplyOutcome =
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+/** The state file's record of `files`. */
+function appliedFiles(files: readonly DesiredFile[]): AppliedFile[] {
+  return files.map((file) => ({
+    path: file.path,
+    digest: file.digest,
+    size: file.content.byteLength,
+  }));
 }
 
 function failure(outcome: AgentFailure): ApplyOutcome {
@@ -111,6 +123,111 @@ export class ApplyService {
     return run;
   }
 
+  /**
+   * Applies a runtime change (serialised with every apply): the applied haproxy.cfg with the
+   * request's slots rewritten, when the applied set is the request's base and the result is
+   * the set it names. Refused with nothing changed otherwise; applied like a runtime change of
+   * `apply` (same lint, files, commands, read-back, reload fallback and state) when it fits.
+   */
+  async applyRuntimeChange(request: RuntimeChangeRequest): Promise<ApplyOutcome> {
+    const run = this.#queue.then(() => this.#applyRuntimeChange(request));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #applyRuntimeChange(request: RuntimeChangeRequest): Promise<ApplyOutcome> {
+    const started = performance.now();
+    const { store, master } = this.#options;
+    const held = this.#state.files;
+    const base = fileSetDigest(held);
+    const applied = held.find((file) => file.path === configFileName);
+    if (base !== request.baseDigest || applied === undefined) {
+      return this.#runtimeRefused(
+        agentReasons.RuntimeBaseMismatch,
+        'baseDigest',
+        `baseDigest ${request.baseDigest} is not the set this agent holds (${applied === undefined ? 'none' : base}, generation ${this.#state.generation}); send the complete set with POST /v1/apply.`,
+      );
+    }
+    const text = await readFile(store.live(configFileName), 'utf8').catch(() => '');
+    if (digestOf(Buffer.from(text)) !== applied.digest) {
+      return this.#runtimeRefused(
+        agentReasons.RuntimeBaseMismatch,
+        'baseDigest',
+        `${configFileName} on disk is not the applied one (changed outside the agent); send the complete set with POST /v1/apply.`,
+      );
+    }
+    const rewritten = rewriteServerSlots(text, request.changes);
+    if (rewritten === undefined) {
+      return this.#runtimeRefused(
+        agentReasons.RuntimeNotExpressible,
+        'changes',
+        `changes name a server that is not one server line of a backend or listen section of ${configFileName}; send the complete set with POST /v1/apply.`,
+      );
+    }
+    const content = Buffer.from(rewritten);
+    const written: DesiredFile = { path: configFileName, digest: digestOf(content), content };
+    const files = held.map((file) =>
+      file.path === configFileName
+        ? { path: file.path, digest: written.digest, size: content.byteLength }
+        : file,
+    );
+    const result = fileSetDigest(files);
+    if (result !== request.resultDigest) {
+      return this.#runtimeRefused(
+        agentReasons.RuntimeResultMismatch,
+        'resultDigest',
+        `changes applied to this agent's files give the set ${result}, not resultDigest ${request.resultDigest}; send the complete set with POST /v1/apply.`,
+      );
+    }
+    const plan = runtimePlan({ files: held, config: text }, { files, config: rewritten });
+    if (!plan.runtime) {
+      return this.#runtimeRefused(
+        agentReasons.RuntimeNotExpressible,
+        'changes',
+        `changes need a reload (${plan.reason}); send the complete set with POST /v1/apply.`,
+      );
+    }
+    if (plan.changes.length === 0) {
+      return {
+        ok: true,
+        changed: false,
+        reloaded: false,
+        generation: this.#state.generation,
+        configDigest: written.digest,
+        durationMs: performance.now() - started,
+      };
+    }
+    const findings = slotLineFindings(plan.lines);
+    if (findings.length > 0) return this.#refused(findings);
+    const reachable = await readProcessList(master);
+    if (typeof reachable === 'string') {
+      return failure({
+        reason: agentReasons.HAProxyUnavailable,
+        code: agentReasons.HAProxyUnavailable,
+        message: `${reachable} Nothing was changed.`,
+      });
+    }
+    const writes: FilePlan = { writes: [written], removals: [] };
+    const outcome = await this.#applyAtRuntime(writes, files, plan.changes, reachable, started);
+    if (outcome !== undefined) return outcome;
+    // HAProxy did not take it: the complete set (the other files as they are on disk) reloads.
+    const complete = await Promise.all(
+      held.map(async (file): Promise<DesiredFile> => {
+        if (file.path === configFileName) return written;
+        const bytes = await readFile(store.live(file.path));
+        return { path: file.path, digest: digestOf(bytes), content: bytes };
+      }),
+    );
+    return this.#applyWithReload(complete, writes, undefined, reachable, started);
+  }
+
+  /** A runtime change refused with nothing changed (409). */
+  #runtimeRefused(reason: AgentReason, field: string, message: string): ApplyOutcome {
+    const full = `${message} Nothing was changed.`;
+    this.#options.logger.warn({ reason, field }, `runtime change refused: ${full}`);
+    return failure({ reason, code: reason, field, message: full });
+  }
+
   async #apply(files: readonly DesiredFile[]): Promise<ApplyOutcome> {
     const started = performance.now();
     const { logger } = this.#options;
@@ -129,7 +246,7 @@ export class ApplyService {
     const runtime = planIsEmpty(plan) ? undefined : await this.#runtimePlan(files, config);
     // A slot-only change needs only its changed lines linted: every other line is the
     // applied set's, linted when it was applied.
-    let inspection = runtime?.runtime === true ? undefined : inspectConfigFiles(read);
+    const inspection = runtime?.runtime === true ? undefined : inspectConfigFiles(read);
     const findings =
       runtime?.runtime === true ? slotLineFindings(runtime.lines) : (inspection?.findings ?? []);
     if (findings.length > 0) return this.#refused(findings);
@@ -159,11 +276,36 @@ export class ApplyService {
       });
     }
     if (runtime?.runtime === true) {
-      const applied = await this.#applyAtRuntime(plan, files, runtime.changes, reachable, started);
+      const applied = await this.#applyAtRuntime(
+        plan,
+        appliedFiles(files),
+        runtime.changes,
+        reachable,
+        started,
+      );
       if (applied !== undefined) return applied;
     } else if (runtime !== undefined) {
       logger.debug({ reason: runtime.reason }, 'the change needs a reload');
     }
+    return this.#applyWithReload(files, plan, inspection, reachable, started);
+  }
+
+  /**
+   * The rest of an apply that needs a reload (or fell back from a runtime update): lint every
+   * line unless `inspection` did, `haproxy -c` in the sandbox, files in place, reload, record.
+   */
+  async #applyWithReload(
+    files: readonly DesiredFile[],
+    plan: FilePlan,
+    linted: FilesInspection | undefined,
+    reachable: ProcessList,
+    started: number,
+  ): Promise<ApplyOutcome> {
+    const { logger, store } = this.#options;
+    const configDigest = files.find((file) => file.path === configFileName)?.digest ?? '';
+    const read = (path: string): string | undefined =>
+      files.find((file) => file.path === path)?.content.toString('utf8');
+    let inspection = linted;
     if (inspection === undefined) {
       // Falling back from a runtime update: a reload loads every line, so every line is linted.
       inspection = inspectConfigFiles(read);
@@ -197,7 +339,7 @@ export class ApplyService {
     const reload = await this.#reload(inspection.backends, reachable);
     if (!reload.ok) return this.#rollBack(plan, reload);
     const reloaded = performance.now();
-    const next = this.#nextState(files);
+    const next = this.#nextState(appliedFiles(files));
     await writeStateFile(this.#options.stateFile, next);
     await store.commit();
     this.#state = next;
@@ -205,7 +347,7 @@ export class ApplyService {
     logger.info(
       {
         generation: next.generation,
-        configDigest: config.digest,
+        configDigest,
         writes: plan.writes.length,
         removals: plan.removals.length,
         workerPid: reload.workerPid,
@@ -225,7 +367,7 @@ export class ApplyService {
       changed: true,
       reloaded: true,
       generation: next.generation,
-      configDigest: config.digest,
+      configDigest,
       durationMs,
       workerPid: reload.workerPid,
     };
@@ -278,7 +420,7 @@ export class ApplyService {
    */
   async #applyAtRuntime(
     plan: FilePlan,
-    files: readonly DesiredFile[],
+    files: readonly AppliedFile[],
     changes: readonly ServerChange[],
     processes: ProcessList,
     started: number,
@@ -322,13 +464,11 @@ export class ApplyService {
     };
   }
 
-  #nextState(files: readonly DesiredFile[]): AppliedState {
+  #nextState(files: readonly AppliedFile[]): AppliedState {
     return {
       generation: this.#state.generation + 1,
       appliedAt: (this.#options.now ?? (() => new Date()))(),
-      files: files
-        .map((file) => ({ path: file.path, digest: file.digest, size: file.content.byteLength }))
-        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      files: [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     };
   }
 

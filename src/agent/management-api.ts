@@ -1,14 +1,18 @@
 /**
- * The management API (mTLS, or legacy Basic authentication): `GET /v1/state` and
- * `POST /v1/apply`. Authentication runs before anything else, on every request; the body is
- * read only for an authenticated apply, with a size limit.
+ * The management API (mTLS, or legacy Basic authentication): `GET /v1/state`,
+ * `POST /v1/apply` and `POST /v1/runtime-change`. Authentication runs before anything else,
+ * on every request; a body is read only for an authenticated request, with a size limit.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
 import { type ApplyResponseBody, agentPaths } from '../agent-api/api-types.ts';
 import { type ApplyLimits, maxBodyBytes, parseApplyRequest } from '../agent-api/apply-request.ts';
-import type { ApplyService } from './apply-service.ts';
+import type { ApplyOutcome, ApplyService } from './apply-service.ts';
+import {
+  maxRuntimeChangeBodyBytes,
+  parseRuntimeChangeRequest,
+} from '../agent-api/runtime-change-request.ts';
 import { bodyParserErrorType, sendFailure } from './http-answers.ts';
 import type { Authenticate } from './peer-auth.ts';
 import { agentReasons } from '../agent-api/reasons.ts';
@@ -52,19 +56,37 @@ export function managementApi(options: ManagementApiOptions): express.Express {
     response.json(await options.state());
   });
 
+  const requireJson = (request: Request, response: Response, next: NextFunction): void => {
+    if (!request.is('application/json')) {
+      sendFailure(response, {
+        reason: agentReasons.UnsupportedMediaType,
+        code: agentReasons.UnsupportedMediaType,
+        message: `Send the ${request.path} request as Content-Type: application/json.`,
+      });
+      return;
+    }
+    next();
+  };
+  const answer = (response: Response, outcome: ApplyOutcome): void => {
+    if (!outcome.ok) {
+      sendFailure(response, outcome);
+      return;
+    }
+    const body: ApplyResponseBody = {
+      changed: outcome.changed,
+      reloaded: outcome.reloaded,
+      generation: outcome.generation,
+      configDigest: outcome.configDigest,
+      durationMs: Math.round(outcome.durationMs * 10) / 10,
+      ...(outcome.workerPid === undefined ? {} : { workerPid: outcome.workerPid }),
+      ...(outcome.runtimeChanges === undefined ? {} : { runtimeChanges: outcome.runtimeChanges }),
+    };
+    response.json(body);
+  };
+
   app.post(
     agentPaths.apply,
-    (request: Request, response: Response, next: NextFunction) => {
-      if (!request.is('application/json')) {
-        sendFailure(response, {
-          reason: agentReasons.UnsupportedMediaType,
-          code: agentReasons.UnsupportedMediaType,
-          message: 'Send the apply request as Content-Type: application/json.',
-        });
-        return;
-      }
-      next();
-    },
+    requireJson,
     express.json({ limit: maxBodyBytes(options.limits), type: 'application/json' }),
     async (request: Request, response: Response) => {
       const parsed = parseApplyRequest(request.body, options.limits);
@@ -76,21 +98,25 @@ export function managementApi(options: ManagementApiOptions): express.Express {
         sendFailure(response, parsed);
         return;
       }
-      const outcome = await options.applyService.apply(parsed.files);
-      if (!outcome.ok) {
-        sendFailure(response, outcome);
+      answer(response, await options.applyService.apply(parsed.files));
+    },
+  );
+
+  app.post(
+    agentPaths.runtimeChange,
+    requireJson,
+    express.json({ limit: maxRuntimeChangeBodyBytes, type: 'application/json' }),
+    async (request: Request, response: Response) => {
+      const parsed = parseRuntimeChangeRequest(request.body);
+      if (!parsed.ok) {
+        logger.warn(
+          { reason: parsed.reason, field: parsed.field },
+          `runtime change refused: ${parsed.message}`,
+        );
+        sendFailure(response, parsed);
         return;
       }
-      const body: ApplyResponseBody = {
-        changed: outcome.changed,
-        reloaded: outcome.reloaded,
-        generation: outcome.generation,
-        configDigest: outcome.configDigest,
-        durationMs: Math.round(outcome.durationMs * 10) / 10,
-        ...(outcome.workerPid === undefined ? {} : { workerPid: outcome.workerPid }),
-        ...(outcome.runtimeChanges === undefined ? {} : { runtimeChanges: outcome.runtimeChanges }),
-      };
-      response.json(body);
+      answer(response, await options.applyService.applyRuntimeChange(parsed));
     },
   );
 
@@ -98,7 +124,7 @@ export function managementApi(options: ManagementApiOptions): express.Express {
     sendFailure(response, {
       reason: agentReasons.NotFound,
       code: agentReasons.NotFound,
-      message: `${request.method} ${request.path} does not exist; use GET ${agentPaths.state} or POST ${agentPaths.apply}.`,
+      message: `${request.method} ${request.path} does not exist; use GET ${agentPaths.state}, POST ${agentPaths.apply} or POST ${agentPaths.runtimeChange}.`,
     });
   });
 
@@ -112,7 +138,7 @@ export function managementApi(options: ManagementApiOptions): express.Express {
       sendFailure(response, {
         reason: agentReasons.TooLarge,
         code: agentReasons.TooLarge,
-        message: `The request body exceeds ${maxBodyBytes(options.limits)} bytes.`,
+        message: `The request body exceeds ${request.path === agentPaths.runtimeChange ? maxRuntimeChangeBodyBytes : maxBodyBytes(options.limits)} bytes.`,
       });
       return;
     }

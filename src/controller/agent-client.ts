@@ -77,6 +77,15 @@ export class AgentClient {
     return this.#call(endpoint, 'POST', agentPaths.apply, request.body, options, isApplyResponse);
   }
 
+  /** `POST /v1/runtime-change` with an encoded `RuntimeChangeRequestBody` (api-types.ts). */
+  async runtimeChange(
+    endpoint: AgentEndpoint,
+    body: Buffer,
+    options: CallOptions = {},
+  ): Promise<AgentCallResult<ApplyResponseBody>> {
+    return this.#call(endpoint, 'POST', agentPaths.runtimeChange, body, options, isApplyResponse);
+  }
+
   async state(
     endpoint: AgentEndpoint,
     options: CallOptions = {},

@@ -3,29 +3,90 @@
  * yet confirmed on it (in parallel, through the agent client's fan-out); `sync()` asks each
  * agent for its state and applies to those whose files differ, so a new or restarted agent,
  * or one that failed earlier, gets the current configuration. One operation at a time.
+ *
+ * An agent confirmed on the previous desired configuration, when the two differ only in
+ * server slots (runtimePlan), gets a runtime change (`POST /v1/runtime-change`: the slots and
+ * the digests of both sets) instead of the complete set; when it refuses (it holds another
+ * set, or the change needs a reload there), it gets the complete set.
  */
 import type { Logger } from 'pino';
 import { type EncodedApply, encodeApply } from '../agent-api/apply-encoding.ts';
+import { type RuntimeChangeRequestBody, configFileName } from '../agent-api/api-types.ts';
 import { digestOf } from '../agent-api/apply-request.ts';
+import { fileSetDigest } from '../agent-api/file-set-digest.ts';
+import { agentReasons } from '../agent-api/reasons.ts';
+import { type FileSetText, runtimePlan } from '../agent-api/runtime-changes.ts';
 import type { AgentClient, AgentEndpoint, BundleFile } from './agent-client.ts';
 import type { AgentDiscovery } from './agent-discovery.ts';
-import { type AgentApplyResult, type FanOutOptions, applyToAgents } from './agent-fanout.ts';
+import { type AgentApplyResult, type FanOutOptions, callAgents } from './agent-fanout.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 
 export interface DesiredConfig {
   readonly digest: string;
-  readonly encoded: EncodedApply;
+  readonly files: readonly BundleFile[];
   /** path → `sha256:` digest, to compare with an agent's reported files. */
   readonly fileDigests: ReadonlyMap<string, string>;
+  /** The set's digest as agents compute it (file-set-digest.ts), for runtime changes. */
+  readonly setDigest: string;
+  /** The complete set as an apply request, encoded the first time it is needed. */
+  encoded(): EncodedApply;
 }
 
+/** Each file hashed once; the apply request is encoded only when an agent needs the full set. */
 export function desiredConfig(files: readonly BundleFile[], digest: string): DesiredConfig {
+  const fileDigests = new Map(files.map((file) => [file.path, digestOf(file.content)]));
+  let encoded: EncodedApply | undefined;
   return {
     digest,
-    encoded: encodeApply(files),
-    fileDigests: new Map(files.map((file) => [file.path, digestOf(file.content)])),
+    files,
+    fileDigests,
+    setDigest: fileSetDigest(
+      [...fileDigests].map(([path, fileDigest]) => ({ path, digest: fileDigest })),
+    ),
+    encoded: () => (encoded ??= encodeApply(files, fileDigests)),
   };
 }
+
+/** The runtime change from one desired configuration to the next, encoded for the agents. */
+interface RuntimeStep {
+  readonly from: string;
+  readonly to: string;
+  /** Undefined when the step needs a reload (runtime-changes.ts). */
+  readonly body: Buffer | undefined;
+}
+
+function configText(config: DesiredConfig): FileSetText {
+  const file = config.files.find((candidate) => candidate.path === configFileName);
+  return {
+    files: [...config.fileDigests].map(([path, digest]) => ({ path, digest })),
+    config: file === undefined ? '' : Buffer.from(file.content).toString('utf8'),
+  };
+}
+
+/** The compact request that turns an agent on `from` into one on `to`, when slots alone differ. */
+function runtimeStep(from: DesiredConfig, to: DesiredConfig): RuntimeStep {
+  const plan = runtimePlan(configText(from), configText(to));
+  if (!plan.runtime || plan.changes.length === 0) {
+    return { from: from.digest, to: to.digest, body: undefined };
+  }
+  const request: RuntimeChangeRequestBody = {
+    baseDigest: from.setDigest,
+    resultDigest: to.setDigest,
+    changes: plan.changes,
+  };
+  return { from: from.digest, to: to.digest, body: Buffer.from(JSON.stringify(request)) };
+}
+
+/**
+ * Agent refusals after which the complete set is sent: the agent holds another set, the change
+ * gives another result there or needs a reload, or it predates the runtime-change operation.
+ */
+const fullSetAfter: ReadonlySet<string> = new Set([
+  agentReasons.RuntimeBaseMismatch,
+  agentReasons.RuntimeResultMismatch,
+  agentReasons.RuntimeNotExpressible,
+  agentReasons.NotFound,
+]);
 
 export interface AgentDeliveryOptions {
   readonly client: AgentClient;
@@ -57,6 +118,9 @@ function endpointKey(endpoint: AgentEndpoint): string {
 export class AgentDelivery {
   readonly #options: AgentDeliveryOptions;
   #desired: DesiredConfig | undefined;
+  /** The desired configuration before this one: agents confirmed on it get a runtime change. */
+  #previous: DesiredConfig | undefined;
+  #step: RuntimeStep | undefined;
   /** Agents known to run the desired configuration: endpoint key → digest. */
   readonly #confirmed = new Map<string, string>();
   #queue: Promise<unknown> = Promise.resolve();
@@ -70,6 +134,9 @@ export class AgentDelivery {
   }
 
   setDesired(desired: DesiredConfig): void {
+    if (this.#desired !== undefined && this.#desired.digest !== desired.digest) {
+      this.#previous = this.#desired;
+    }
     this.#desired = desired;
   }
 
@@ -131,39 +198,90 @@ export class AgentDelivery {
     endpoints: readonly AgentEndpoint[],
   ): Promise<readonly AgentApplyResult[]> {
     if (endpoints.length === 0) return [];
-    const results = await applyToAgents(
-      this.#options.client,
-      endpoints,
-      desired.encoded,
-      this.#options.fanOut ?? {},
-    );
-    for (const result of results) {
-      const key = endpointKey(result.endpoint);
-      if (result.ok) {
-        this.#confirmed.set(key, desired.digest);
-        this.#options.observer?.exchanged(result.endpoint.name);
-        this.#options.metrics.deliveries.inc({
-          agent: result.endpoint.name,
-          result: result.response.changed ? 'applied' : 'unchanged',
-        });
-        if (result.response.reloaded) {
-          this.#options.metrics.reloads.inc({ agent: result.endpoint.name });
-        } else if ((result.response.runtimeChanges ?? 0) > 0) {
-          this.#options.metrics.runtimeUpdates.inc({ agent: result.endpoint.name });
-        }
-      } else {
-        this.#confirmed.delete(key);
-        this.#options.metrics.deliveries.inc({
-          agent: result.endpoint.name,
-          result: result.error.reason,
-        });
-        this.#options.logger.warn(
-          { agent: result.endpoint.name, reason: result.error.reason, attempts: result.attempts },
-          result.error.message,
-        );
-      }
+    const { client } = this.#options;
+    const fanOut = this.#options.fanOut ?? {};
+    const step = this.#runtimeStep(desired);
+    const body = step?.body;
+    const quick =
+      body === undefined
+        ? []
+        : endpoints.filter((endpoint) => this.#confirmed.get(endpointKey(endpoint)) === step?.from);
+    const full = endpoints.filter((endpoint) => !quick.includes(endpoint));
+    const applyFull = async (
+      pending: readonly AgentEndpoint[],
+    ): Promise<readonly AgentApplyResult[]> =>
+      pending.length === 0
+        ? []
+        : callAgents(
+            (endpoint, options) => client.apply(endpoint, desired.encoded(), options),
+            pending,
+            fanOut,
+          );
+    const [changed, applied] = await Promise.all([
+      body === undefined || quick.length === 0
+        ? []
+        : callAgents(
+            (endpoint, options) => client.runtimeChange(endpoint, body, options),
+            quick,
+            fanOut,
+          ),
+      applyFull(full),
+    ]);
+    const refused = changed.filter((result) => !result.ok && fullSetAfter.has(result.error.reason));
+    if (refused.length > 0) {
+      this.#options.logger.info(
+        {
+          agents: refused.map((result) => result.endpoint.name),
+          reasons: refused.map((result) => (result.ok ? '' : result.error.reason)),
+        },
+        'agents refused the runtime change; sending the complete set',
+      );
     }
+    const retried = await applyFull(refused.map((result) => result.endpoint));
+    const results = [
+      ...changed.filter((result) => !refused.includes(result)),
+      ...applied,
+      ...retried,
+    ];
+    for (const result of results) this.#record(desired, result);
     return results;
+  }
+
+  /** The runtime change from the previous desired configuration, computed once per step. */
+  #runtimeStep(desired: DesiredConfig): RuntimeStep | undefined {
+    const previous = this.#previous;
+    if (previous === undefined) return undefined;
+    if (this.#step?.from !== previous.digest || this.#step.to !== desired.digest) {
+      this.#step = runtimeStep(previous, desired);
+    }
+    return this.#step;
+  }
+
+  #record(desired: DesiredConfig, result: AgentApplyResult): void {
+    const key = endpointKey(result.endpoint);
+    if (result.ok) {
+      this.#confirmed.set(key, desired.digest);
+      this.#options.observer?.exchanged(result.endpoint.name);
+      this.#options.metrics.deliveries.inc({
+        agent: result.endpoint.name,
+        result: result.response.changed ? 'applied' : 'unchanged',
+      });
+      if (result.response.reloaded) {
+        this.#options.metrics.reloads.inc({ agent: result.endpoint.name });
+      } else if ((result.response.runtimeChanges ?? 0) > 0) {
+        this.#options.metrics.runtimeUpdates.inc({ agent: result.endpoint.name });
+      }
+      return;
+    }
+    this.#confirmed.delete(key);
+    this.#options.metrics.deliveries.inc({
+      agent: result.endpoint.name,
+      result: result.error.reason,
+    });
+    this.#options.logger.warn(
+      { agent: result.endpoint.name, reason: result.error.reason, attempts: result.attempts },
+      result.error.message,
+    );
   }
 
   #serial<T>(work: () => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 /**
- * Applying one configuration to many agents in parallel, each with its own deadline and
+ * Applying one configuration (or one runtime change) to many agents in parallel, each with its own deadline and
  * retries with exponential backoff (for transient failures only), and a result per agent.
  * One slow or failing agent never holds up the others' results.
  */
@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApplyResponseBody } from '../agent-api/api-types.ts';
 import type { AgentCallError } from './agent-call-error.ts';
 import type { EncodedApply } from '../agent-api/apply-encoding.ts';
-import type { AgentClient, AgentEndpoint } from './agent-client.ts';
+import type { AgentCallResult, AgentClient, AgentEndpoint, CallOptions } from './agent-client.ts';
 
 export interface FanOutOptions {
   /** Attempts per agent, the first included. @default 3 */
@@ -51,16 +51,21 @@ export function backoffMs(attempt: number, options: FanOutOptions): number {
 /** What the fan-out needs of a client. */
 export type ApplyingClient = Pick<AgentClient, 'apply'>;
 
-async function applyToOne(
-  client: ApplyingClient,
+/** One call to one agent: an apply, or a runtime change. */
+export type AgentCall = (
   endpoint: AgentEndpoint,
-  request: EncodedApply,
+  options: CallOptions,
+) => Promise<AgentCallResult<ApplyResponseBody>>;
+
+async function callOne(
+  call: AgentCall,
+  endpoint: AgentEndpoint,
   options: FanOutOptions,
 ): Promise<AgentApplyResult> {
   const attempts = Math.max(1, options.attempts ?? 3);
   let attempt = 1;
   for (;;) {
-    const result = await client.apply(endpoint, request, {
+    const result = await call(endpoint, {
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
@@ -75,11 +80,10 @@ async function applyToOne(
   }
 }
 
-/** Applies `request` to every endpoint; results in the order of `endpoints`. */
-export async function applyToAgents(
-  client: ApplyingClient,
+/** Makes `call` to every endpoint; results in the order of `endpoints`. */
+export async function callAgents(
+  call: AgentCall,
   endpoints: readonly AgentEndpoint[],
-  request: EncodedApply,
   options: FanOutOptions = {},
 ): Promise<readonly AgentApplyResult[]> {
   const results: AgentApplyResult[] = new Array<AgentApplyResult>(endpoints.length);
@@ -90,10 +94,24 @@ export async function applyToAgents(
       next += 1;
       const endpoint = endpoints[index];
       if (endpoint === undefined) continue;
-      results[index] = await applyToOne(client, endpoint, request, options);
+      results[index] = await callOne(call, endpoint, options);
     }
   };
   const workers = Math.min(Math.max(1, options.concurrency ?? 16), endpoints.length);
   await Promise.all(Array.from({ length: workers }, worker));
   return results;
+}
+
+/** Applies `request` to every endpoint; results in the order of `endpoints`. */
+export async function applyToAgents(
+  client: ApplyingClient,
+  endpoints: readonly AgentEndpoint[],
+  request: EncodedApply,
+  options: FanOutOptions = {},
+): Promise<readonly AgentApplyResult[]> {
+  return callAgents(
+    (endpoint, callOptions) => client.apply(endpoint, request, callOptions),
+    endpoints,
+    options,
+  );
 }
