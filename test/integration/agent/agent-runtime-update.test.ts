@@ -3,7 +3,9 @@
  * set that differs from the applied one only in server slots is applied through HAProxy's
  * runtime API (no reload, no new process), traffic follows at once, and the files on disk
  * are the set sent, so a restart serves the same. Anything else reloads, and a runtime
- * update HAProxy does not take falls back to a reload.
+ * update HAProxy does not take falls back to a reload. The compact operation
+ * (`POST /v1/runtime-change`: the slots and the digests of both sets) does the same without
+ * the files, and refuses, changing nothing, a base or a result that is not the agent's.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type Server, createServer, request } from 'node:http';
@@ -13,10 +15,17 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeAtomicProjection } from '../../../dev/lib/atomic-writer.ts';
 import { encodeApply } from '../../../src/agent-api/apply-encoding.ts';
+import { digestOf } from '../../../src/agent-api/apply-request.ts';
+import { fileSetDigest } from '../../../src/agent-api/file-set-digest.ts';
+import { runtimePlan } from '../../../src/agent-api/runtime-changes.ts';
 import { MasterSocket } from '../../../src/agent/master-socket.ts';
 import { parseProcessList } from '../../../src/agent/process-list.ts';
 import { AgentClient } from '../../../src/controller/agent-client.ts';
-import { type AgentApplyResult, applyToAgents } from '../../../src/controller/agent-fanout.ts';
+import {
+  type AgentApplyResult,
+  applyToAgents,
+  callAgents,
+} from '../../../src/controller/agent-fanout.ts';
 import { TlsMaterialWatcher } from '../../../src/tls/material-watcher.ts';
 import { Replica } from './replica.ts';
 import { identitySecret, specMaterial } from './test-pki.ts';
@@ -227,6 +236,154 @@ ${slot === 'spare' ? '  server s1 127.0.0.1:1 disabled' : `  server s1 127.0.0.1
       expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(next);
       expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
       expect(replica.agentLogText()).toContain('the runtime update failed');
+    }
+  });
+});
+
+/** The digest of a set holding only `text` as haproxy.cfg, as the agents compute it. */
+function setDigest(text: string): string {
+  return fileSetDigest([{ path: 'haproxy.cfg', digest: digestOf(Buffer.from(text)) }]);
+}
+
+/** The compact request from `from` to `to` (slots by runtimePlan, as the controller derives them). */
+function runtimeChange(from: string, to: string, resultDigest = setDigest(to)): Buffer {
+  const set = (text: string) => ({
+    files: [{ path: 'haproxy.cfg', digest: digestOf(Buffer.from(text)) }],
+    config: text,
+  });
+  const plan = runtimePlan(set(from), set(to));
+  if (!plan.runtime) throw new Error(plan.reason);
+  return Buffer.from(
+    JSON.stringify({ baseDigest: setDigest(from), resultDigest, changes: plan.changes }),
+  );
+}
+
+async function sendChange(body: Buffer): Promise<AgentApplyResult[]> {
+  const results = await callAgents(
+    (endpoint, options) => client.runtimeChange(endpoint, body, options),
+    replicas.map((replica) => replica.endpoint()),
+  );
+  return [...results];
+}
+
+async function generations(): Promise<number[]> {
+  return Promise.all(
+    replicas.map(async (replica) => {
+      const state = await client.state(replica.endpoint());
+      if (!state.ok) throw new Error(state.error.message);
+      return state.value.generation;
+    }),
+  );
+}
+
+describe('the runtime-change operation (slots and digests only)', () => {
+  const from = (): string => config([0, 'spare', 'spare', 'spare']);
+  const to = (): string => config([0, 'spare', 1, 'spare']);
+
+  it('fills a slot without a reload or a new process, and the files equal the complete set', async () => {
+    for (const response of responses(await apply(from()))) {
+      expect(response).toMatchObject({ changed: true });
+    }
+    const before = await Promise.all(replicas.map(processes));
+    const generation = await generations();
+    for (const response of responses(await sendChange(runtimeChange(from(), to())))) {
+      expect(response).toMatchObject({
+        changed: true,
+        reloaded: false,
+        runtimeChanges: 1,
+        configDigest: digestOf(Buffer.from(to())),
+      });
+    }
+    expect(await generations()).toEqual(generation.map((value) => value + 1));
+    for (const [i, replica] of replicas.entries()) {
+      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(to());
+      expect(await answers(replica)).toEqual(new Set(['200 upstream a', '200 upstream b']));
+      expect(await processes(replica)).toEqual(before[i]);
+    }
+    // The complete set is what the agents hold already: nothing to do.
+    for (const response of responses(await apply(to()))) {
+      expect(response).toMatchObject({ changed: false, reloaded: false });
+    }
+  });
+
+  it('refuses a base that is not the set the agent holds, changing nothing', async () => {
+    const generation = await generations();
+    const results = await sendChange(
+      runtimeChange(from(), config(['spare', 'spare', 'spare', 'spare'])),
+    );
+    for (const result of results) {
+      expect(result).toMatchObject({
+        ok: false,
+        error: { kind: 'http', status: 409, reason: 'RuntimeBaseMismatch', retryable: false },
+      });
+      expect(result.ok ? '' : result.error.message).toMatch(
+        /baseDigest sha256:[0-9a-f]{64} is not the set this agent holds .*POST \/v1\/apply\. Nothing was changed\./,
+      );
+    }
+    expect(await generations()).toEqual(generation);
+    for (const replica of replicas) {
+      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(to());
+    }
+  });
+
+  it('refuses a change whose result is not the set named, changing nothing on disk or in HAProxy', async () => {
+    const generation = await generations();
+    const emptied = config(['spare', 'spare', 1, 'spare']);
+    const results = await sendChange(runtimeChange(to(), emptied, setDigest(`${emptied}\n`)));
+    for (const result of results) {
+      expect(result).toMatchObject({
+        ok: false,
+        error: { status: 409, reason: 'RuntimeResultMismatch' },
+      });
+      expect(result.ok ? '' : result.error.message).toMatch(/not resultDigest/);
+    }
+    expect(await generations()).toEqual(generation);
+    for (const replica of replicas) {
+      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(to());
+      expect(await answers(replica)).toEqual(new Set(['200 upstream a', '200 upstream b']));
+    }
+  });
+
+  it('refuses a slot the configuration does not have as not runtime-expressible', async () => {
+    const body = JSON.stringify({
+      baseDigest: setDigest(to()),
+      resultDigest: setDigest(to()),
+      changes: [
+        { backend: 'team:web:80', server: 's9', address: '127.0.0.1', port: 1, state: 'maint' },
+      ],
+    });
+    for (const result of await sendChange(Buffer.from(body))) {
+      expect(result).toMatchObject({
+        ok: false,
+        error: { status: 409, reason: 'RuntimeNotExpressible' },
+      });
+      expect(result.ok ? '' : result.error.message).toMatch(/not one server line/);
+    }
+  });
+
+  it('falls back to a reload of the complete set when HAProxy does not take the change', async () => {
+    const hidden = (slot: Slot): string =>
+      config(
+        [0, 'spare', 'spare', 'spare'],
+        `
+backend hidden
+.if defined(HAPTIC_NO_SUCH_VARIABLE)
+${slot === 'spare' ? '  server s1 127.0.0.1:1 disabled' : `  server s1 127.0.0.1:${upstreamPorts[slot] ?? 0}`}
+.endif
+`,
+      );
+    for (const response of responses(await apply(hidden('spare')))) {
+      expect(response).toMatchObject({ reloaded: true });
+    }
+    for (const response of responses(await sendChange(runtimeChange(hidden('spare'), hidden(1))))) {
+      expect(response).toMatchObject({ changed: true, reloaded: true });
+    }
+    for (const replica of replicas) {
+      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(hidden(1));
+      expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
+    }
+    for (const response of responses(await apply(hidden(1)))) {
+      expect(response).toMatchObject({ changed: false });
     }
   });
 });
