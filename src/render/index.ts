@@ -8,3 +8,4 @@ export {
   parseManifest,
 } from './manifest.ts';
 export { type RenderChartOptions, type RenderedChart, renderChart } from './render-chart.ts';
+export { defaultValidatorCacheDir, loadValuesSchemaCheck } from './values-schema-cache.ts';

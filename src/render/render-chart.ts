@@ -95,7 +95,7 @@ type HelmRun =
   | { readonly kind: 'timedOut' };
 
 /**
- * Runs helm with `input` on stdin (or none), collecting its output as UTF-8 text, byte for
+ * Runs helm with `input` on stdin (or an empty stdin), collecting its output as UTF-8 text, byte for
  * byte. node:child_process rather than execa: execa's hundred modules cost the preflight's
  * start-up more than helm's whole run.
  */
@@ -106,9 +106,7 @@ function runHelm(
   timeoutMs: number,
 ): Promise<HelmRun> {
   return new Promise((resolve) => {
-    const child = spawn(helmBin, args, {
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(helmBin, args);
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -135,11 +133,9 @@ function runHelm(
         });
       }
     });
-    if (input !== undefined) {
-      // A helm that exits before reading all of stdin closes the pipe; its exit status says why.
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(input);
-    }
+    // A helm that exits before reading all of stdin closes the pipe; its exit status says why.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
   });
 }
 

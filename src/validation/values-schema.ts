@@ -2,9 +2,30 @@
  * The chart's values.schema.json, applied with ajv: every violation becomes a finding with the
  * exact values path (`haproxy.agent.tls.foo`) and what to change.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import { validationCodes } from './codes.ts';
 import { type Finding, clause, error } from './finding.ts';
+
+/**
+ * ajv (63 modules) loads when a schema is compiled, not with this module: a process that
+ * loads the code ajv generated before (src/render/values-schema-cache.ts) never loads it.
+ */
+const requireHere = createRequire(import.meta.url);
+
+/** ajv's options for the values schema. */
+const ajvOptions: Options = {
+  allErrors: true,
+  strict: false,
+  validateSchema: false,
+  verbose: true,
+};
+
+/** What the kept code of a validator depends on besides the schema: ajv's options and version. */
+export function validatorCodeIdentity(): string {
+  const { version } = requireHere('ajv/package.json') as { version: string };
+  return JSON.stringify({ ajv: version, options: ajvOptions });
+}
 
 /** A compiled values schema: values in, findings out. */
 export type ValuesSchemaCheck = (values: unknown) => Finding[];
@@ -92,13 +113,26 @@ function describe(issue: ErrorObject): Finding {
   }
 }
 
-/**
- * Compiles the chart's schema once; the returned check is reused for every validation. Schema
- * keywords ajv does not know are ignored, as helm ignores them.
- */
-export function compileValuesSchema(schema: object): ValuesSchemaCheck {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, verbose: true });
-  const validate: ValidateFunction = ajv.compile(schema);
+/** A compiled schema validator, and with `standalone` its code (ajv's standalone CommonJS module). */
+export interface CompiledValidator {
+  readonly validate: ValidateFunction;
+  readonly code?: string;
+}
+
+/** Compiles `schema` with ajv; with `standalone`, also the validator's code, to keep. */
+export function compileSchemaValidator(schema: object, standalone: boolean): CompiledValidator {
+  const { Ajv } = requireHere('ajv') as typeof import('ajv');
+  const ajv = new Ajv({ ...ajvOptions, ...(standalone ? { code: { source: true } } : {}) });
+  const validate = ajv.compile(schema);
+  if (!standalone) return { validate };
+  const generate = requireHere(
+    'ajv/dist/standalone',
+  ) as typeof import('ajv/dist/standalone/index.js');
+  return { validate, code: generate.default(ajv, validate) };
+}
+
+/** The values check of a compiled validator: violations as findings. */
+export function valuesSchemaCheck(validate: ValidateFunction): ValuesSchemaCheck {
   return (values) => {
     if (validate(values)) return [];
     const issues = validate.errors ?? [];
@@ -108,4 +142,13 @@ export function compileValuesSchema(schema: object): ValuesSchemaCheck {
       .filter((i) => !alternatives.some((a) => i.schemaPath.startsWith(`${a.schemaPath}/`)))
       .map(describe);
   };
+}
+
+/**
+ * Compiles the chart's schema once; the returned check is reused for every validation. Schema
+ * keywords ajv does not know are ignored, as helm ignores them. (The edges load the code
+ * compiled by an earlier process where they can: src/render/values-schema-cache.ts.)
+ */
+export function compileValuesSchema(schema: object): ValuesSchemaCheck {
+  return valuesSchemaCheck(compileSchemaValidator(schema, false).validate);
 }

@@ -1,0 +1,96 @@
+/**
+ * The chart's values schema check, compiled by ajv once per schema and installation rather
+ * than once per process: ajv's standalone code for the schema is kept in the package's own
+ * `node_modules/.cache/haptic`, beside Node's module compile cache and only while that cache
+ * is on (`src/cli/main.ts`), so `NODE_DISABLE_COMPILE_CACHE=1` and the read-only image compile
+ * every time as before. A later process loads the kept code instead of loading ajv and
+ * compiling, which was the largest single cost of `haptic preflight` after Node's start-up.
+ *
+ * The file's name is a SHA-256 of everything the code depends on (the schema, ajv's version
+ * and options, the paths of ajv's runtime helpers it requires), so a changed chart or ajv never
+ * loads a stale validator. The code is executed, so it is only ever kept in the package's own
+ * directory, never a shared temporary one (V8's compile cache, by contrast, is checked against
+ * the source it belongs to).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import nodeModule, { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ValidateFunction } from 'ajv';
+import {
+  type ValuesSchemaCheck,
+  compileSchemaValidator,
+  validatorCodeIdentity,
+  valuesSchemaCheck,
+} from '../validation/values-schema.ts';
+import { packageRoot } from '../version.ts';
+
+const requireHere = createRequire(import.meta.url);
+
+/** ajv's standalone module exports the validator function itself. */
+function isValidator(value: unknown): value is ValidateFunction {
+  return typeof value === 'function';
+}
+
+/** The cache directory while Node's compile cache is on, else undefined. */
+export function defaultValidatorCacheDir(): string | undefined {
+  return nodeModule.getCompileCacheDir() === undefined
+    ? undefined
+    : fileURLToPath(new URL('node_modules/.cache/haptic', packageRoot));
+}
+
+/**
+ * ajv's standalone code requires its runtime helpers by package name; resolved to this
+ * installation's absolute paths, the kept file loads from wherever the cache directory is.
+ */
+function withResolvedRequires(code: string): string {
+  return code.replace(
+    /require\("(ajv\/dist\/runtime\/[a-z0-9]+)"\)/g,
+    (_, name: string) => `require(${JSON.stringify(requireHere.resolve(name))})`,
+  );
+}
+
+function cacheFile(dir: string, schema: object): string {
+  const key = createHash('sha256')
+    .update(validatorCodeIdentity())
+    .update(requireHere.resolve('ajv'))
+    .update(JSON.stringify(schema))
+    .digest('hex')
+    .slice(0, 32);
+  return join(dir, `values-schema-${key}.cjs`);
+}
+
+/** Writes the file whole or not at all (a rename); a directory that cannot be written is skipped. */
+function keep(dir: string, file: string, code: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, withResolvedRequires(code), { mode: 0o644 });
+    renameSync(partial, file);
+  } catch {
+    // Read-only or full: the next process compiles again, as without a cache.
+  }
+}
+
+/**
+ * The check of `schema`: its validator loaded from `cacheDir` when kept there, else compiled
+ * by ajv and kept there (when the directory can be written). No `cacheDir`: always compiled.
+ */
+export function loadValuesSchemaCheck(
+  schema: object,
+  cacheDir: string | undefined = defaultValidatorCacheDir(),
+): ValuesSchemaCheck {
+  if (cacheDir === undefined)
+    return valuesSchemaCheck(compileSchemaValidator(schema, false).validate);
+  const file = cacheFile(cacheDir, schema);
+  try {
+    const kept: unknown = requireHere(file);
+    if (isValidator(kept)) return valuesSchemaCheck(kept);
+  } catch {
+    // Not kept yet, or unreadable: compiled below.
+  }
+  const { validate, code } = compileSchemaValidator(schema, true);
+  if (code !== undefined) keep(cacheDir, file, code);
+  return valuesSchemaCheck(validate);
+}
