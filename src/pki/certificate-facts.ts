@@ -1,15 +1,20 @@
 /**
- * The fields chain verification reads from a certificate, decoded once per certificate object
- * and cached, so verifying the same chain again (every request of a connection) costs no
- * ASN.1 decoding. Signatures are checked with Node's native X.509 code, also cached.
+ * The fields chain verification and the validator read from a certificate, decoded once per
+ * certificate object and cached, so verifying the same chain again (every request of a
+ * connection) costs no decoding. Node's native X.509 code (OpenSSL) reads the DER, and the
+ * few fields it does not expose come from a bounded walk over the same DER
+ * (der-extensions.ts): no pure-JS ASN.1 decoding, which costs a millisecond or more a
+ * certificate. Signatures are checked natively, also cached.
  */
-import { X509Certificate as NativeCertificate } from 'node:crypto';
+import { createHash, X509Certificate as NativeCertificate } from 'node:crypto';
+import { readDerExtensions } from './der-extensions.ts';
 import { x509 } from './x509.ts';
 
 /** Extended key usages the product checks, by name. */
 export type Purpose = 'serverAuth' | 'clientAuth';
 
 export interface CertificateFacts {
+  /** Distinguished names, attributes in certificate order joined by `, ` (`CN=ca, O=org`). */
   readonly subject: string;
   readonly issuer: string;
   /** Milliseconds since the epoch. */
@@ -26,30 +31,38 @@ export interface CertificateFacts {
   readonly extendedKeyUsages: readonly string[] | undefined;
   /** dNSName entries of the subjectAltName, lower-cased. */
   readonly dnsNames: readonly string[];
+  /** OID of the signature algorithm. */
+  readonly signatureAlgorithm: string;
+  /** SHA-256 of the DER, lower-case hex. */
+  readonly sha256: string;
   readonly native: NativeCertificate;
 }
 
 const factsCache = new WeakMap<x509.X509Certificate, CertificateFacts>();
 const signatureCache = new WeakMap<x509.X509Certificate, WeakMap<x509.X509Certificate, boolean>>();
 
+/** Node prints a name one attribute a line; messages show them on one line. */
+function nameText(multiline: string): string {
+  return multiline.replace(/\n/g, ', ');
+}
+
 function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
-  const basic = certificate.getExtension(x509.BasicConstraintsExtension);
-  const usage = certificate.getExtension(x509.KeyUsagesExtension);
-  const extended = certificate.getExtension(x509.ExtendedKeyUsageExtension);
-  const san = certificate.getExtension(x509.SubjectAlternativeNameExtension);
+  const der = new Uint8Array(certificate.rawData);
+  const native = new NativeCertificate(der);
+  const extensions = readDerExtensions(der);
   return {
-    subject: certificate.subject,
-    issuer: certificate.issuer,
-    notBefore: certificate.notBefore.getTime(),
-    notAfter: certificate.notAfter.getTime(),
-    ca: basic?.ca ?? false,
-    pathLength: basic?.pathLength,
-    keyUsage: usage?.usages,
-    extendedKeyUsages: extended?.usages.map(String),
-    dnsNames: (san?.names.items ?? [])
-      .filter((name) => name.type === 'dns')
-      .map((name) => name.value.toLowerCase()),
-    native: new NativeCertificate(new Uint8Array(certificate.rawData)),
+    subject: nameText(native.subject),
+    issuer: nameText(native.issuer),
+    notBefore: native.validFromDate.getTime(),
+    notAfter: native.validToDate.getTime(),
+    ca: extensions.ca,
+    pathLength: extensions.pathLength,
+    keyUsage: extensions.keyUsage,
+    extendedKeyUsages: extensions.extendedKeyUsages,
+    dnsNames: extensions.dnsNames.map((name) => name.toLowerCase()),
+    signatureAlgorithm: extensions.signatureAlgorithm,
+    sha256: createHash('sha256').update(der).digest('hex'),
+    native,
   };
 }
 

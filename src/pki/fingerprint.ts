@@ -1,10 +1,10 @@
 /** Certificate fingerprints: SHA-256 of the certificate's DER. */
-import { createHash } from 'node:crypto';
+import { certificateFacts } from './certificate-facts.ts';
 import type { x509 } from './x509.ts';
 
 /** Lower-case hex without separators (how the TLS reports and `haptic certificates status` name CAs). */
 export function sha256Fingerprint(certificate: x509.X509Certificate): string {
-  return createHash('sha256').update(new Uint8Array(certificate.rawData)).digest('hex');
+  return certificateFacts(certificate).sha256;
 }
 
 /** Colon-separated upper-case hex (`AB:CD:…`), as `openssl x509 -noout -fingerprint -sha256` prints. */

@@ -5,6 +5,7 @@
  */
 import { KeyObject, createPrivateKey, createPublicKey, type webcrypto } from 'node:crypto';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { certificateFacts } from './certificate-facts.ts';
 import { x509 } from './x509.ts';
 
 /** A Web Crypto key (Node's type; the project compiles without the DOM library). */
@@ -95,9 +96,9 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
 export type PublicKeySource = CryptoKey | KeyObject | x509.PublicKey | x509.X509Certificate;
 
 function toKeyObject(source: PublicKeySource): KeyObject {
-  if (source instanceof x509.X509Certificate || source instanceof x509.PublicKey) {
-    const spki = source instanceof x509.X509Certificate ? source.publicKey.rawData : source.rawData;
-    return createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
+  if (source instanceof x509.X509Certificate) return certificateFacts(source).native.publicKey;
+  if (source instanceof x509.PublicKey) {
+    return createPublicKey({ key: Buffer.from(source.rawData), format: 'der', type: 'spki' });
   }
   const key = source instanceof KeyObject ? source : KeyObject.from(source);
   return key.type === 'private' ? createPublicKey(key) : key;

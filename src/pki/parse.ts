@@ -1,12 +1,15 @@
 /**
  * PEM bundles of certificates: decoding (leaf first, then intermediates; or a CA bundle) with
  * errors that say which block is wrong, and encoding back to PEM. Everything decoded here is
- * hostile input: sizes are bounded and every field later code reads is decoded up front, so a
- * certificate that decodes here never throws when read.
+ * hostile input: sizes are bounded, and the facts the product reads (certificate-facts.ts)
+ * are decoded up front by Node's native parser, so a certificate that decodes here never
+ * throws when they are read. @peculiar/x509's own view is parsed on first use
+ * (deferred-certificate.ts).
  */
 import { createHash } from 'node:crypto';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { certificateFacts } from './certificate-facts.ts';
+import { DeferredCertificate } from './deferred-certificate.ts';
 import { RecentResults } from './recent-results.ts';
 import { x509 } from './x509.ts';
 
@@ -35,7 +38,7 @@ function textOf(pem: string | Uint8Array): string {
 
 /**
  * Certificates decoded recently, by the SHA-256 of their DER. @default 1024 (about 8 KB each)
- * Decoding costs over a millisecond of ASN.1 work, and the same certificate comes back again and
+ * Decoding costs a tenth of a millisecond, and the same certificate comes back again and
  * again: a CA in ca.crt of both identity Secrets and of the old and new object of every update,
  * a peer's chain on every request. A decoded certificate is immutable, so one object serves
  * them all, and everything cached per object (facts, signatures, key matches) is then reused.
@@ -48,9 +51,9 @@ function decodeDer(der: Uint8Array, position: string): x509.X509Certificate {
   const key = createHash('sha256').update(der).digest('base64');
   try {
     return recentCertificates.remember(key, () => {
-      const certificate = new x509.X509Certificate(der);
-      // Decodes names, dates, extensions and the public key once (cached), and lets Node's
-      // native parser confirm the DER, so nothing read later can throw.
+      const certificate = new DeferredCertificate(der);
+      // Node's native parser confirms the DER and the facts the product reads are decoded
+      // once (cached), so none of them can throw later.
       certificateFacts(certificate);
       return certificate;
     });

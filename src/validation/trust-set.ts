@@ -4,7 +4,7 @@
  * identity's certificate chain. Pure; the rules that judge a trust set are in trust-rules.ts.
  */
 import type { IdentityMaterial } from '../secrets/material.ts';
-import { isSignedBy, publicKeysEqual, type x509 } from '../pki/index.ts';
+import { certificateFacts, isSignedBy, publicKeysEqual, type x509 } from '../pki/index.ts';
 import { fingerprintOf } from './certificate-memo.ts';
 
 /** previous-ca.crt while previous-ca-until is ahead of `now`, else nothing. */
@@ -28,7 +28,10 @@ export function acceptedCas(
 
 /** A renewal keeps the CA's subject and key (cert-manager renews its root this way). */
 export function isRenewalOf(candidate: x509.X509Certificate, ca: x509.X509Certificate): boolean {
-  return candidate.subject === ca.subject && publicKeysEqual(candidate, ca);
+  return (
+    certificateFacts(candidate).subject === certificateFacts(ca).subject &&
+    publicKeysEqual(candidate, ca)
+  );
 }
 
 /** True when `ca` is one of `known`, or a renewal of one of them. */
@@ -63,5 +66,5 @@ export function sameCertificates(
 
 /** Subjects of certificates, as messages list them. */
 export function subjectsOf(certificates: readonly x509.X509Certificate[]): string {
-  return certificates.map((certificate) => certificate.subject).join(', ');
+  return certificates.map((certificate) => certificateFacts(certificate).subject).join(', ');
 }

@@ -1,0 +1,195 @@
+/**
+ * The few fields of a DER certificate that Node's native X509Certificate does not expose and
+ * chain verification reads: the keyUsage bits, basicConstraints (CA flag, path length), the
+ * dNSName entries of the subjectAltName, the extended key usage OIDs and the signature
+ * algorithm. A strict, bounded TLV walk over input OpenSSL has already accepted; anything
+ * malformed throws, so a certificate whose facts decode has every one of these readable.
+ */
+
+interface Tlv {
+  readonly tag: number;
+  /** Start and end (exclusive) of the contents. */
+  readonly start: number;
+  readonly end: number;
+}
+
+const tags = {
+  boolean: 0x01,
+  integer: 0x02,
+  bitString: 0x03,
+  octetString: 0x04,
+  oid: 0x06,
+  sequence: 0x30,
+  explicitVersion: 0xa0,
+  explicitExtensions: 0xa3,
+  dnsName: 0x82,
+} as const;
+
+const oids = {
+  keyUsage: '2.5.29.15',
+  subjectAltName: '2.5.29.17',
+  basicConstraints: '2.5.29.19',
+  extendedKeyUsage: '2.5.29.37',
+} as const;
+
+function malformed(what: string): Error {
+  return new Error(`malformed DER: ${what}`);
+}
+
+/** The TLV at `offset`, its contents within `limit`. Only definite lengths of up to 4 bytes. */
+function readTlv(der: Uint8Array, offset: number, limit: number): Tlv {
+  if (offset + 2 > limit) throw malformed('truncated header');
+  const tag = der[offset] ?? 0;
+  if ((tag & 0x1f) === 0x1f) throw malformed('multi-byte tag');
+  let length = der[offset + 1] ?? 0;
+  let start = offset + 2;
+  if (length & 0x80) {
+    const bytes = length & 0x7f;
+    if (bytes === 0 || bytes > 4 || start + bytes > limit) throw malformed('length');
+    length = 0;
+    for (let i = 0; i < bytes; i++) length = length * 256 + (der[start + i] ?? 0);
+    start += bytes;
+  }
+  const end = start + length;
+  if (end > limit) throw malformed('length beyond its container');
+  return { tag, start, end };
+}
+
+/** The TLVs inside a constructed value. */
+function children(der: Uint8Array, parent: Tlv): Tlv[] {
+  const found: Tlv[] = [];
+  for (let offset = parent.start; offset < parent.end;) {
+    const child = readTlv(der, offset, parent.end);
+    found.push(child);
+    offset = child.end;
+  }
+  return found;
+}
+
+function expectTag(tlv: Tlv | undefined, tag: number, what: string): Tlv {
+  if (tlv === undefined || tlv.tag !== tag) throw malformed(what);
+  return tlv;
+}
+
+/** Dotted decimal of an OBJECT IDENTIFIER's contents. */
+function oidText(der: Uint8Array, tlv: Tlv): string {
+  const arcs: number[] = [];
+  let value = 0;
+  for (let i = tlv.start; i < tlv.end; i++) {
+    const byte = der[i] ?? 0;
+    value = value * 128 + (byte & 0x7f);
+    if (value > Number.MAX_SAFE_INTEGER / 128) throw malformed('OID arc too large');
+    if ((byte & 0x80) === 0) {
+      if (arcs.length === 0) {
+        const first = Math.min(2, Math.floor(value / 40));
+        arcs.push(first, value - 40 * first);
+      } else arcs.push(value);
+      value = 0;
+    }
+  }
+  if (arcs.length === 0 || (der[tlv.end - 1] ?? 0) & 0x80) throw malformed('OID');
+  return arcs.join('.');
+}
+
+function smallInteger(der: Uint8Array, tlv: Tlv): number {
+  const length = tlv.end - tlv.start;
+  if (length === 0 || length > 6 || (der[tlv.start] ?? 0) & 0x80) throw malformed('integer');
+  let value = 0;
+  for (let i = tlv.start; i < tlv.end; i++) value = value * 256 + (der[i] ?? 0);
+  return value;
+}
+
+export interface DerExtensions {
+  /** keyUsage flags (bit n of the BIT STRING is 2^n: digitalSignature 1, keyCertSign 32), or undefined when absent. */
+  readonly keyUsage: number | undefined;
+  /** basicConstraints CA flag; false when the extension is absent. */
+  readonly ca: boolean;
+  readonly pathLength: number | undefined;
+  /** extendedKeyUsage OIDs, or undefined when absent. */
+  readonly extendedKeyUsages: readonly string[] | undefined;
+  /** dNSName entries of the subjectAltName, as written. */
+  readonly dnsNames: readonly string[];
+  /** OID of the certificate's signature algorithm. */
+  readonly signatureAlgorithm: string;
+}
+
+function keyUsageFlags(der: Uint8Array, value: Tlv): number {
+  const bits = expectTag(readTlv(der, value.start, value.end), tags.bitString, 'keyUsage');
+  if (bits.end === bits.start) throw malformed('keyUsage');
+  let flags = 0;
+  for (let i = bits.start + 1; i < bits.end; i++) {
+    const byte = der[i] ?? 0;
+    for (let bit = 0; bit < 8; bit++) {
+      if (byte & (0x80 >> bit)) flags |= 1 << ((i - bits.start - 1) * 8 + bit);
+    }
+  }
+  return flags;
+}
+
+function basicConstraints(der: Uint8Array, value: Tlv): Pick<DerExtensions, 'ca' | 'pathLength'> {
+  const sequence = expectTag(
+    readTlv(der, value.start, value.end),
+    tags.sequence,
+    'basicConstraints',
+  );
+  let ca = false;
+  let pathLength: number | undefined;
+  for (const field of children(der, sequence)) {
+    if (field.tag === tags.boolean) ca = field.end > field.start && der[field.start] !== 0;
+    else if (field.tag === tags.integer) pathLength = smallInteger(der, field);
+    else throw malformed('basicConstraints');
+  }
+  return { ca, pathLength };
+}
+
+function dnsNames(der: Uint8Array, value: Tlv): string[] {
+  const sequence = expectTag(readTlv(der, value.start, value.end), tags.sequence, 'subjectAltName');
+  return children(der, sequence)
+    .filter((name) => name.tag === tags.dnsName)
+    .map((name) => Buffer.from(der.subarray(name.start, name.end)).toString('latin1'));
+}
+
+function purposes(der: Uint8Array, value: Tlv): string[] {
+  const sequence = expectTag(
+    readTlv(der, value.start, value.end),
+    tags.sequence,
+    'extendedKeyUsage',
+  );
+  return children(der, sequence).map((oid) =>
+    oidText(der, expectTag(oid, tags.oid, 'extendedKeyUsage')),
+  );
+}
+
+/** Reads the extensions and signature algorithm of a DER certificate. Throws when malformed. */
+export function readDerExtensions(der: Uint8Array): DerExtensions {
+  const certificate = expectTag(readTlv(der, 0, der.length), tags.sequence, 'Certificate');
+  const [tbs, algorithm] = children(der, certificate);
+  const tbsFields = children(der, expectTag(tbs, tags.sequence, 'TBSCertificate'));
+  const [algorithmOid] = children(der, expectTag(algorithm, tags.sequence, 'signatureAlgorithm'));
+  const found: {
+    -readonly [K in keyof DerExtensions]: DerExtensions[K];
+  } = {
+    keyUsage: undefined,
+    ca: false,
+    pathLength: undefined,
+    extendedKeyUsages: undefined,
+    dnsNames: [],
+    signatureAlgorithm: oidText(der, expectTag(algorithmOid, tags.oid, 'signatureAlgorithm')),
+  };
+  const wrapper = tbsFields.find((field) => field.tag === tags.explicitExtensions);
+  if (wrapper === undefined) return found;
+  const list = expectTag(readTlv(der, wrapper.start, wrapper.end), tags.sequence, 'extensions');
+  const seen = new Set<string>();
+  for (const extension of children(der, list)) {
+    const [id, ...rest] = children(der, expectTag(extension, tags.sequence, 'extension'));
+    const oid = oidText(der, expectTag(id, tags.oid, 'extension id'));
+    const value = expectTag(rest[rest.length - 1], tags.octetString, `extension ${oid}`);
+    if (seen.has(oid)) continue;
+    seen.add(oid);
+    if (oid === oids.keyUsage) found.keyUsage = keyUsageFlags(der, value);
+    else if (oid === oids.basicConstraints) Object.assign(found, basicConstraints(der, value));
+    else if (oid === oids.subjectAltName) found.dnsNames = dnsNames(der, value);
+    else if (oid === oids.extendedKeyUsage) found.extendedKeyUsages = purposes(der, value);
+  }
+  return found;
+}
