@@ -17,11 +17,16 @@
  * The last line is one JSON object, `{"coldCpuMs": …, "openLoopP99Ms": …}`: server CPU per
  * cold review and the open-loop p99 latency, so any later run can be compared.
  *
+ * Each phase also reports, from inside the server, how late its event loop ran (p99 and max
+ * of `monitorEventLoopDelay`) and its garbage collections (count, longest pause), and for
+ * the open loop the same delay in this (the sending) process: where a tail comes from.
+ *
  * BENCH_SERVER_FLAGS passes Node flags to the server process, for example
  * `--max-semi-space-size=32` (fewer young-generation collections under load).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { Agent, request } from 'node:https';
+import { PerformanceObserver, constants, monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
   encodeCertificateChain,
@@ -68,14 +73,64 @@ async function serve(): Promise<void> {
       }),
     },
   );
+  const loop = loopMonitor();
+  const gcPauses: GcPause[] = [];
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const detail: unknown = 'detail' in entry ? entry.detail : undefined;
+      const kind =
+        typeof detail === 'object' && detail !== null && 'kind' in detail ? detail.kind : 0;
+      gcPauses.push({ ms: entry.duration, major: kind === constants.NODE_PERFORMANCE_GC_MAJOR });
+    }
+  }).observe({ entryTypes: ['gc'] });
   process.send?.({ port: server.port, ca: encodeCertificateChain([ca.certificate]) });
   process.on('message', (message) => {
     if (message === 'stats') {
       const usage = process.cpuUsage();
-      process.send?.({ reviewMs: reviewMs.splice(0), cpuMs: (usage.user + usage.system) / 1000 });
+      const stats: ServerStats = {
+        reviewMs: reviewMs.splice(0),
+        cpuMs: (usage.user + usage.system) / 1000,
+        loop: loop.take(),
+        gcPauses: gcPauses.splice(0),
+        heapMb: process.memoryUsage().heapUsed / 2 ** 20,
+      };
+      process.send?.(stats);
     }
   });
   process.on('disconnect', () => void server.close().then(() => process.exit(0)));
+}
+
+interface LoopDelay {
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/** Event-loop delay since the last `take` (1 ms resolution). */
+function loopMonitor(): { take: () => LoopDelay } {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  return {
+    take: () => {
+      const taken = { p99Ms: histogram.percentile(99) / 1e6, maxMs: histogram.max / 1e6 };
+      histogram.reset();
+      return taken;
+    },
+  };
+}
+
+const describeLoop = (loop: LoopDelay): string =>
+  `event loop late p99 ${loop.p99Ms.toFixed(1)} ms, max ${loop.maxMs.toFixed(1)} ms`;
+
+interface GcPause {
+  readonly ms: number;
+  readonly major: boolean;
+}
+
+function describeServer(stats: ServerStats): string {
+  const longest = Math.max(0, ...stats.gcPauses.map((pause) => pause.ms));
+  const total = stats.gcPauses.reduce((sum, pause) => sum + pause.ms, 0);
+  const major = stats.gcPauses.filter((pause) => pause.major).length;
+  return `server ${describeLoop(stats.loop)}; GC ${stats.gcPauses.length}× (${major} major) ${total.toFixed(0)} ms, longest ${longest.toFixed(1)} ms; heap ${stats.heapMb.toFixed(0)} MB`;
 }
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -222,6 +277,9 @@ function summary(name: string, latencies: number[], seconds: number): string {
 interface ServerStats {
   readonly reviewMs: number[];
   readonly cpuMs: number;
+  readonly loop: LoopDelay;
+  readonly gcPauses: GcPause[];
+  readonly heapMb: number;
 }
 
 function serverStats(child: ChildProcess): Promise<ServerStats> {
@@ -287,9 +345,11 @@ async function measure(): Promise<void> {
         `${''.padEnd(34)} validation inside the server: p50 ${review(0.5)} ms  p99 ${review(0.99)} ms; ` +
           `CPU per request: server ${serverCpuMs.toFixed(2)} ms, client ${((client.user + client.system) / 1000 / bodies.length).toFixed(2)} ms`,
       );
+      console.log(`${''.padEnd(34)} ${describeServer(after)}`);
       coldCpuMs = serverCpuMs;
       before = after;
     }
+    const sender = loopMonitor();
     const started = performance.now();
     const latencies = await openLoop(target, unseen, rate);
     const seconds = (performance.now() - started) / 1000;
@@ -298,6 +358,8 @@ async function measure(): Promise<void> {
     console.log(
       `${''.padEnd(34)} CPU per request: server ${((after.cpuMs - before.cpuMs) / unseen.length).toFixed(2)} ms`,
     );
+    console.log(`${''.padEnd(34)} ${describeServer(after)}`);
+    console.log(`${''.padEnd(34)} sender ${describeLoop(sender.take())}`);
     console.log(
       JSON.stringify({
         coldCpuMs: Number(coldCpuMs.toFixed(2)),

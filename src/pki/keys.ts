@@ -75,7 +75,7 @@ export function readPrivateKey(pem: string | Uint8Array): KeyObject {
 
 /**
  * Decodes a PEM private key (PKCS#8, SEC1 or PKCS#1) into a Web Crypto key pair; the public
- * half is derived from the private key. Throws `PKI_KEY_INVALID` with the reason.
+ * half is derived from the private key when first read. Throws `PKI_KEY_INVALID` with the reason.
  */
 export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
   const privateKey = readPrivateKey(pem);
@@ -86,9 +86,14 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
       `The private key cannot be used: ${algorithm}.`,
     );
   }
+  let publicKey: CryptoKey | undefined;
   return {
     privateKey: privateKey.toCryptoKey(algorithm, true, ['sign']),
-    publicKey: createPublicKey(privateKey).toCryptoKey(algorithm, true, ['verify']),
+    // Derived on first read: checking a Secret needs only the private half.
+    get publicKey(): CryptoKey {
+      publicKey ??= createPublicKey(privateKey).toCryptoKey(algorithm, true, ['verify']);
+      return publicKey;
+    },
   };
 }
 
