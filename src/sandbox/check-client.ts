@@ -10,9 +10,10 @@
  * `unavailable`, so nothing remembers it.
  */
 import { request } from 'node:http';
-import { type ApplyFile, encodeApply } from '../agent-api/apply-encoding.ts';
+import type { ApplyFile } from '../agent-api/apply-encoding.ts';
 import { describeError } from '../errors.ts';
-import { type CheckOutcome, sandboxPaths } from './sandbox-protocol.ts';
+import { encodeCheckRequest } from './kept-contents.ts';
+import { type CheckOutcome, contentUnknownStatus, sandboxPaths } from './sandbox-protocol.ts';
 
 /** A file of the set: a path relative to the base directory and its bytes. */
 export type CheckFile = ApplyFile;
@@ -60,31 +61,25 @@ function outcomeOf(status: number, text: string): CheckOutcome | string {
     : `failed: ${message}`;
 }
 
-/** Checks the complete set of files (haproxy.cfg and every file it names) in the sandbox. */
-export function checkHAProxyConfig(
-  files: readonly CheckFile[],
-  options: CheckOptions,
-): Promise<CheckOutcome> {
-  const timeoutMs = options.timeoutMs ?? 60_000;
-  const { body } = encodeApply(files);
+/** Digests of the files in the last request each sandbox (by socket) took. */
+const heldBySocket = new Map<string, ReadonlySet<string>>();
+
+type Answer =
+  | { readonly status: number; readonly text: string }
+  /** What went wrong, for "The check sandbox at … <sentence>". */
+  | string;
+
+function post(socket: string, body: Buffer, timeoutMs: number): Promise<Answer> {
   return new Promise((resolve) => {
     let settled = false;
-    const settle = (outcome: CheckOutcome | string): void => {
+    const settle = (answer: Answer): void => {
       if (settled) return;
       settled = true;
-      resolve(
-        typeof outcome === 'string'
-          ? {
-              ok: false,
-              failure: 'unavailable',
-              message: `The check sandbox at ${options.socket} ${outcome}.`,
-            }
-          : outcome,
-      );
+      resolve(answer);
     };
     const call = request(
       {
-        socketPath: options.socket,
+        socketPath: socket,
         path: sandboxPaths.check,
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': body.byteLength },
@@ -103,7 +98,10 @@ export function checkHAProxyConfig(
           chunks.push(chunk);
         });
         response.on('end', () => {
-          settle(outcomeOf(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
+          settle({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
         });
         response.on('error', (error) => {
           settle(`broke off its answer (${describeError(error)})`);
@@ -121,6 +119,49 @@ export function checkHAProxyConfig(
     });
     call.end(body);
   });
+}
+
+/**
+ * Checks the complete set of files (haproxy.cfg and every file it names) in the sandbox. The
+ * contents the sandbox took with the last request are named by digest alone
+ * (kept-contents.ts); when it no longer holds them, the set goes again with every content.
+ */
+export async function checkHAProxyConfig(
+  files: readonly CheckFile[],
+  options: CheckOptions,
+): Promise<CheckOutcome> {
+  const deadline = performance.now() + (options.timeoutMs ?? 60_000);
+  const { socket } = options;
+  let held = heldBySocket.get(socket) ?? new Set<string>();
+  for (;;) {
+    const request = encodeCheckRequest(files, held);
+    const answer = await post(
+      socket,
+      request.body,
+      Math.max(1, Math.ceil(deadline - performance.now())),
+    );
+    if (typeof answer === 'string') {
+      return {
+        ok: false,
+        failure: 'unavailable',
+        message: `The check sandbox at ${socket} ${answer}.`,
+      };
+    }
+    if (answer.status === contentUnknownStatus && held.size > 0) {
+      heldBySocket.delete(socket);
+      held = new Set();
+      continue;
+    }
+    if (answer.status === 200) heldBySocket.set(socket, request.digests);
+    const outcome = outcomeOf(answer.status, answer.text);
+    return typeof outcome === 'string'
+      ? {
+          ok: false,
+          failure: 'unavailable',
+          message: `The check sandbox at ${socket} ${outcome}.`,
+        }
+      : outcome;
+  }
 }
 
 /** Undefined when the sandbox answers its health check in time; otherwise what went wrong. */

@@ -4,7 +4,10 @@
  * - `POST /v1/check` with the agents' apply request body (`{ files: [{ path, digest,
  *   content }] }`, Content-Type application/json): the complete set of files, under the same
  *   path rules and limits the agents apply (a set the sandbox refuses, the agents refuse too).
- *   Answers 200 with a {@link CheckOutcome}.
+ *   Answers 200 with a {@link CheckOutcome}. An entry without `content` names a file the
+ *   sandbox holds from the last request it parsed, by its digest (kept-contents.ts); when it
+ *   holds none, the answer is 409 with the reason `ContentUnknown` and the client sends the
+ *   set again with every content.
  * - `GET /healthz`: 200 while the sandbox serves (its startup and liveness probe).
  * - A malformed request: the agents' error body `{ error: { reason, code, message, field? } }`
  *   with the status of its reason (400, 413, 415, 404).
@@ -26,3 +29,16 @@ export type CheckOutcome =
       readonly failure: 'rejected' | 'unavailable';
       readonly message: string;
     };
+
+/** The reason of the 409 answer to an entry whose content the sandbox does not hold. */
+export const contentUnknownReason = 'ContentUnknown';
+
+export const contentUnknownStatus = 409;
+
+/** A request that names content the sandbox does not hold. */
+export interface ContentUnknown {
+  readonly ok: false;
+  readonly reason: typeof contentUnknownReason;
+  readonly field: string;
+  readonly message: string;
+}

@@ -1,15 +1,16 @@
 /**
  * The check sandbox's HTTP server on its Unix socket (see sandbox-protocol.ts). Each request
  * is hostile: the body is read only once a check slot is free (so memory is bounded by the
- * running checks, not by the connections), up to the agents' apply body limit, parsed by the
- * agents' own request parser, written into a fresh private directory and checked there. Every
+ * running checks and the last request's files, not by the connections), up to the agents' apply body limit, parsed by the
+ * agents' own request parser (files named by digest alone taken from the last request's, held
+ * in memory: kept-contents.ts), written into a fresh private directory and checked there. Every
  * answer closes its connection; an unexpected error becomes a 500 answer, never a crash.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { finished } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import { configFileName } from '../agent-api/api-types.ts';
-import { maxBodyBytes, parseApplyRequest } from '../agent-api/apply-request.ts';
+import { maxBodyBytes } from '../agent-api/apply-request.ts';
 import {
   type AgentFailure,
   agentReasons,
@@ -20,8 +21,15 @@ import { describeError } from '../errors.ts';
 import { CheckGate } from './check-gate.ts';
 import { createCheckWorkspace } from './check-workspace.ts';
 import { runHAProxyCheck } from './haproxy-check-run.ts';
+import { KeptContents } from './kept-contents.ts';
 import type { SandboxLimits } from './sandbox-limits.ts';
-import { type CheckOutcome, sandboxPaths } from './sandbox-protocol.ts';
+import {
+  type CheckOutcome,
+  type ContentUnknown,
+  contentUnknownReason,
+  contentUnknownStatus,
+  sandboxPaths,
+} from './sandbox-protocol.ts';
 
 export interface SandboxHandlerOptions {
   /** The sandbox's own private directory; each check gets a fresh one inside. */
@@ -29,6 +37,11 @@ export interface SandboxHandlerOptions {
   readonly haproxyBinary: string;
   readonly limits: SandboxLimits;
   readonly logger: Logger;
+  /**
+   * False until the sandbox has dropped to its user and found its tools: until then every
+   * request (the health check too) is answered 503, so nothing is checked as root.
+   */
+  readonly ready: () => boolean;
 }
 
 /** Time a client has to send its headers, and its whole request. */
@@ -68,6 +81,9 @@ async function readBody(request: IncomingMessage, limit: number): Promise<Buffer
   return size > limit ? undefined : Buffer.concat(chunks);
 }
 
+/** What a check request is answered with. */
+type Answer = CheckOutcome | AgentFailure | ContentUnknown;
+
 function isJson(request: IncomingMessage): boolean {
   const type = request.headers['content-type'] ?? '';
   return /^application\/json\s*(;|$)/i.test(type);
@@ -77,6 +93,9 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
   const { limits, logger } = options;
   const gate = new CheckGate(limits.concurrent, limits.waiting);
   const bodyLimit = maxBodyBytes(limits.request);
+  const kept = new KeptContents();
+  /** Removals of finished checks' directories still under way. */
+  const removals = new Set<Promise<void>>();
 
   const check = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (!isJson(request)) {
@@ -100,79 +119,85 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
       return;
     }
     const started = performance.now();
-    const answer = (outcome: CheckOutcome | AgentFailure): void => {
-      if ('reason' in outcome) {
-        logger.warn({ reason: outcome.reason }, `check request refused: ${outcome.message}`);
-        sendFailure(response, outcome);
-        return;
-      }
-      logger.info(
-        {
-          ok: outcome.ok,
-          ...(outcome.ok ? {} : { failure: outcome.failure }),
-          durationMs: Math.round(performance.now() - started),
-        },
-        'check answered',
-      );
-      send(response, 200, outcome);
-    };
-    const admitted = await gate.run(async () => {
+    const admitted = await gate.run(async (): Promise<Answer> => {
       const body = await readBody(request, bodyLimit);
-      if (body === undefined) {
-        answer(tooLarge);
-        return true;
-      }
+      if (body === undefined) return tooLarge;
       let decoded: unknown;
       try {
         decoded = JSON.parse(body.toString('utf8'));
       } catch (error) {
-        answer(
-          failure(
-            agentReasons.RequestInvalid,
-            `The body is not JSON (${describeError(error)}); send {"files": [...]}.`,
-          ),
+        return failure(
+          agentReasons.RequestInvalid,
+          `The body is not JSON (${describeError(error)}); send {"files": [...]}.`,
         );
-        return true;
       }
-      const parsed = parseApplyRequest(decoded, limits.request);
-      if (!parsed.ok) {
-        answer(parsed);
-        return true;
-      }
+      const parsed = kept.parse(decoded, limits.request);
+      if (!parsed.ok) return parsed;
+      // Directories of earlier checks are gone before this one makes its own.
+      await Promise.all(removals);
       const workspace = await createCheckWorkspace(options.workDir, parsed.files);
       try {
-        answer(
-          await runHAProxyCheck({
-            configDir: workspace.configDir,
-            scratchDir: workspace.scratchDir,
-            haproxyBinary: options.haproxyBinary,
-            limits,
-            config: () =>
-              parsed.files.find((file) => file.path === configFileName)?.content.toString('utf8') ??
-              '',
-          }),
-        );
+        return await runHAProxyCheck({
+          configDir: workspace.configDir,
+          scratchDir: workspace.scratchDir,
+          haproxyBinary: options.haproxyBinary,
+          limits,
+          config: () =>
+            parsed.files.find((file) => file.path === configFileName)?.content.toString('utf8') ??
+            '',
+        });
       } finally {
-        // Removed after the answer is sent, before the slot is freed (so the directories on
-        // disk stay bounded by the running checks). A leftover is logged.
-        await workspace.remove().catch((error: unknown) => {
+        // Removed while the answer goes out; a leftover is logged.
+        const removal = workspace.remove().catch((error: unknown) => {
           logger.warn({ err: describeError(error) }, 'could not remove a check workspace');
         });
+        removals.add(removal);
+        void removal.then(() => removals.delete(removal));
       }
-      return true;
     });
-    if (admitted === undefined) {
-      answer({
-        ok: false,
-        failure: 'unavailable',
-        message: `The check sandbox is busy (${limits.concurrent} checks run, ${limits.waiting} wait); try again.`,
+    const outcome: Answer = admitted ?? {
+      ok: false,
+      failure: 'unavailable',
+      message: `The check sandbox is busy (${limits.concurrent} checks run, ${limits.waiting} wait); try again.`,
+    };
+    if ('reason' in outcome && outcome.reason === contentUnknownReason) {
+      // Not a fault of the files: the client sends them again with their contents.
+      logger.info({ field: outcome.field }, 'check request names content not held');
+      send(response, contentUnknownStatus, {
+        error: {
+          reason: outcome.reason,
+          code: outcome.reason,
+          message: outcome.message,
+          field: outcome.field,
+        },
       });
+      return;
     }
+    if ('reason' in outcome) {
+      logger.warn({ reason: outcome.reason }, `check request refused: ${outcome.message}`);
+      sendFailure(response, outcome);
+      return;
+    }
+    logger.info(
+      {
+        ok: outcome.ok,
+        ...(outcome.ok ? {} : { failure: outcome.failure }),
+        durationMs: Math.round(performance.now() - started),
+      },
+      'check answered',
+    );
+    send(response, 200, outcome);
   };
 
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? '').split('?')[0] ?? '';
-    if (request.method === 'POST' && path === sandboxPaths.check) {
+    if (!options.ready()) {
+      request.resume();
+      sendFailure(
+        response,
+        failure(agentReasons.CheckUnavailable, 'The check sandbox is starting; try again.'),
+      );
+    } else if (request.method === 'POST' && path === sandboxPaths.check) {
       await check(request, response);
     } else if (request.method === 'GET' && path === sandboxPaths.health) {
       send(response, 200, { status: 'ok', ...gate.load() });

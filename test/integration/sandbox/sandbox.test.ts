@@ -106,6 +106,65 @@ describe('check sandbox (haptic sandbox serve)', () => {
     expect(invalid.ok ? '' : invalid.message).not.toContain(tmpdir());
   });
 
+  it('takes files named by digest alone from the last request it parsed, and asks again for one it does not hold', async () => {
+    const post = (entries: readonly object[]): Promise<RawAnswer> =>
+      raw(sandbox.socket, 'POST', '/v1/check', JSON.stringify({ files: entries }));
+    const named = (path: string, content: string): object => ({
+      path,
+      digest: digestOf(Buffer.from(content)),
+    });
+    const invalidConfig = `${validConfig}  bogus-directive on\n`;
+    const full = JSON.parse(
+      applyBody([
+        { path: 'haproxy.cfg', content: validConfig },
+        { path: 'maps/hosts.map', content: 'example.com default\n' },
+      ]),
+    ) as { files: object[] };
+    expect((await post(full.files)).body).toBe('{"ok":true}');
+    // haproxy.cfg by its digest, the changed map with its content.
+    const [, changedMap] = (
+      JSON.parse(
+        applyBody([
+          { path: 'haproxy.cfg', content: validConfig },
+          { path: 'maps/hosts.map', content: 'example.org default\n' },
+        ]),
+      ) as { files: object[] }
+    ).files;
+    expect(changedMap).toBeDefined();
+    const kept = await post([named('haproxy.cfg', validConfig), changedMap ?? {}]);
+    expect(kept).toEqual({ status: 200, body: '{"ok":true}' });
+    // Content it never took: 409 naming the entry, and the files it holds stay.
+    const unknown = await post([named('haproxy.cfg', invalidConfig)]);
+    expect(unknown.status).toBe(409);
+    expect(JSON.parse(unknown.body)).toMatchObject({
+      error: { reason: 'ContentUnknown', field: 'files[0].content' },
+    });
+    // A named entry obeys the agents' path rules like any other.
+    const escaped = await post([named('/etc/passwd', validConfig)]);
+    expect(escaped.status).toBe(400);
+    expect(JSON.parse(escaped.body)).toMatchObject({
+      error: { reason: 'PathInvalid', field: 'files[0].path' },
+    });
+    // The kept bytes are what HAProxy checks: a rejected configuration named by digest alone.
+    const rejected = JSON.parse(applyBody([{ path: 'haproxy.cfg', content: invalidConfig }])) as {
+      files: object[];
+    };
+    expect(JSON.parse((await post(rejected.files)).body)).toMatchObject({ ok: false });
+    const again = JSON.parse((await post([named('haproxy.cfg', invalidConfig)])).body) as unknown;
+    expect(again).toEqual({
+      ok: false,
+      failure: 'rejected',
+      message:
+        "[ALERT] haproxy.cfg:13: 'bogus-directive' is not a keyword HAProxy knows in this section",
+    });
+    // The client sends by digest what the sandbox took last; when the sandbox took another
+    // set since, it is told so and sends every content again.
+    const set = [file('haproxy.cfg', validConfig), file('maps/hosts.map', 'a.example default\n')];
+    expect(await checkHAProxyConfig(set, { socket: sandbox.socket })).toEqual({ ok: true });
+    expect((await post(full.files)).status).toBe(200);
+    expect(await checkHAProxyConfig(set, { socket: sandbox.socket })).toEqual({ ok: true });
+  });
+
   it('runs hostile Lua as another user with nothing to read and an environment of PATH, HOME and TMPDIR', async () => {
     // A secret only root may read, in a directory anyone may enter (like the controller's
     // tls.key or ServiceAccount token), and a directory the payload may write its findings to.
