@@ -4,6 +4,8 @@
  * group connects), then, when started as root with a `user`, the drop to that user (no
  * supplementary groups) before anything is checked, and a first `haproxy -v` through the same
  * limits, so a missing haproxy or prlimit stops the start instead of every later check.
+ * Requests that arrive before all of that (the socket listens from the start) are answered
+ * 503, so no check runs as root or half-way through the drop.
  */
 import { chmod, chown, lstat, mkdtemp, rm, unlink } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -110,11 +112,13 @@ export async function startSandbox(
       );
     },
   );
+  const state = { ready: false };
   const server = createSandboxServer({
     workDir,
     haproxyBinary: options.haproxyBinary,
     limits: options.limits,
     logger,
+    ready: () => state.ready,
   });
   try {
     await removeStaleSocket(options.socket);
@@ -126,6 +130,7 @@ export async function startSandbox(
       dropPrivileges(user);
     }
     await verifyTools(options);
+    state.ready = true;
   } catch (error) {
     server.close();
     await rm(workDir, { recursive: true, force: true });
