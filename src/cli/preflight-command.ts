@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import type { RenderedObjectView, ValidationReport } from '../validation/index.ts';
+import { readPackageVersion } from '../version.ts';
+import type { Finding, RenderedObjectView, ValidationReport } from '../validation/index.ts';
 
 interface PreflightFlags {
   readonly values?: readonly string[];
@@ -55,17 +56,34 @@ function retryAdvice({ release, namespace }: PreflightFlags): string {
   );
 }
 
-/** The report with the lint of the release's own HAProxyTemplateConfig added. */
-async function withTemplateLint(
-  report: ValidationReport,
+/**
+ * The lint of the release's own HAProxyTemplateConfig, started as soon as helm's output is
+ * parsed, beside the live reads and the validator's rules rather than after them: its render
+ * process starts a second Node, the longest step after helm. Settled, so a lint abandoned
+ * because the validator rejected cannot crash the process.
+ */
+function startTemplateLint(
   rendering: Promise<readonly RenderedObjectView[]>,
   linting: Promise<typeof import('./template-config-lint.ts')>,
+): Promise<{ readonly findings: readonly Finding[] } | { readonly error: unknown }> {
+  return Promise.all([rendering, linting]).then(
+    async ([objects, { lintTemplateConfigs }]) => ({
+      findings: await lintTemplateConfigs(objects, new Date()),
+    }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/** The report with the lint's findings added (the lint's environment failure thrown). */
+async function withTemplateLint(
+  report: ValidationReport,
+  lint: ReturnType<typeof startTemplateLint>,
 ): Promise<ValidationReport> {
-  const { lintTemplateConfigs } = await linting;
-  const findings = await lintTemplateConfigs(await rendering, new Date());
-  return findings.length === 0
+  const outcome = await lint;
+  if ('error' in outcome) throw outcome.error;
+  return outcome.findings.length === 0
     ? report
-    : { allowed: false, findings: [...report.findings, ...findings] };
+    : { allowed: false, findings: [...report.findings, ...outcome.findings] };
 }
 
 /** Runs the preflight and returns its exit code. */
@@ -104,22 +122,24 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
   rendering.catch(() => undefined);
   // Loaded while helm renders and while the live reads wait on the API server, not after.
   const linting = import('./template-config-lint.ts');
-  linting.catch(() => undefined);
-
-  const [{ validateRelease }, { loadEmbeddedChart }, { readLiveState }, { readPackageVersion }] =
-    await Promise.all([
-      import('../validation/validate-release.ts'),
-      import('../webhook/embedded-chart.ts'),
-      import('../webhook/release-io.ts'),
-      import('../version.ts'),
-    ]);
-  const chart = loadEmbeddedChart(flags.chart);
-  const live =
+  const lint = startTemplateLint(rendering, linting);
+  // Opened (its modules loaded, the kubeconfig read) while helm renders; its failure is the
+  // same environment error as before, reported when the validator would first need it.
+  const opening =
     flags.offline === true
       ? undefined
-      : await (
-          await import('./live-reader.ts')
-        ).openLiveReader(flags.kubeconfig, `haptic/${readPackageVersion()} (preflight)`);
+      : import('./live-reader.ts').then(({ openLiveReader }) =>
+          openLiveReader(flags.kubeconfig, `haptic/${readPackageVersion()} (preflight)`),
+        );
+  opening?.catch(() => undefined);
+
+  const [{ validateRelease }, { loadEmbeddedChart }, { readLiveState }] = await Promise.all([
+    import('../validation/validate-release.ts'),
+    import('../webhook/embedded-chart.ts'),
+    import('../webhook/release-io.ts'),
+  ]);
+  const chart = loadEmbeddedChart(flags.chart);
+  const live = await opening;
   const report = await validateRelease(
     {
       release: flags.release,
@@ -134,7 +154,7 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
       ...(live === undefined ? {} : { readLive: (reads) => readLiveState(live, reads) }),
     },
   );
-  const checked = report.allowed ? await withTemplateLint(report, rendering, linting) : report;
+  const checked = report.allowed ? await withTemplateLint(report, lint) : report;
   process.stdout.write(formatReport(checked, flags.output, subject));
   if (!checked.allowed) process.stderr.write(retryAdvice(flags));
   return checked.allowed ? 0 : 1;
