@@ -2,9 +2,10 @@
  * Applying a set of files to HAProxy, one apply at a time:
  *
  *   plan against the last applied set → lint haproxy.cfg (unchanged: done, no reload)
- *   → only server slots changed (runtime-changes.ts; only those lines are linted): write
- *     the files, change the slots through the runtime API, verify, record the state — no
- *     check, no reload
+ *   → only server slots changed (runtime-changes.ts; only those lines are linted): change
+ *     the slots through the runtime API while the files are written, verify, record the
+ *     state — no check, no reload. `applyRuntimeChange` takes the same path from the slots
+ *     alone and the digests of the base and result sets (`POST /v1/runtime-change`)
  *   → otherwise: sandboxed haproxy -c → stage → keep last-known-good → rename into place
  *     (haproxy.cfg last) → reload through the master socket → verify the new worker runs
  *     the new backends → record the state.
@@ -426,8 +427,29 @@ export class ApplyService {
     started: number,
   ): Promise<ApplyOutcome | undefined> {
     const { store, master, logger } = this.#options;
-    await this.#putInPlace(plan);
-    const problem = await updateServers(master, processes, changes);
+    const planned = performance.now();
+    // The commands go out while the files are written: traffic follows after one round trip
+    // to HAProxy, not after the writes; the answer waits for both.
+    let written = planned;
+    let updated = planned;
+    const [problem, unwritten] = await Promise.all([
+      updateServers(master, processes, changes).finally(() => {
+        updated = performance.now();
+      }),
+      this.#putInPlace(plan).then(
+        () => {
+          written = performance.now();
+          return undefined;
+        },
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      ),
+    ]);
+    if (unwritten !== undefined) {
+      // The last good files are back; HAProxy may run the new slots: a reload realigns it.
+      const restored = await readFile(store.live(configFileName), 'utf8').catch(() => '');
+      await this.#reload(inspectHaproxyConfig(restored).backends);
+      throw unwritten;
+    }
     if (problem !== undefined) {
       logger.warn(
         { changes: changes.length },
@@ -449,7 +471,13 @@ export class ApplyService {
         generation: next.generation,
         configDigest,
         runtimeChanges: changes.length,
-        durationMs: Math.round(durationMs),
+        durationMs: round(durationMs),
+        phasesMs: {
+          plan: round(planned - started),
+          write: round(written - planned),
+          runtime: round(updated - planned),
+          record: round(performance.now() - Math.max(written, updated)),
+        },
       },
       'configuration applied through the runtime API',
     );

@@ -1,8 +1,9 @@
 /**
  * Server slot changes through HAProxy's runtime API, on every current worker, over the master
  * socket (`@!<pid> set server …`), then read back with `show servers state` of the backends
- * changed. Commands go in lines of at most `maxLineBytes` (HAProxy's CLI reads one buffer per
- * line), `;`-separated. Old workers keep the configuration they were started with and only
+ * changed (HAProxy answers a line's commands in order, so the read-back sees them done).
+ * Commands go in lines of at most `maxLineBytes` (HAProxy's CLI reads one buffer per line),
+ * `;`-separated. Old workers keep the configuration they were started with and only
  * finish their connections.
  */
 import { type ServerChange, serverCommands } from '../agent-api/runtime-changes.ts';
@@ -52,14 +53,14 @@ export async function updateServers(
   try {
     for (const worker of processes.workers) {
       const at = `@!${worker.pid} `;
-      await send(
-        master,
-        changes.flatMap(serverCommands).map((command) => at + command),
-      );
+      // The read-back follows the commands on the same line when they fit: one round trip.
       const states = parseServerStates(
         await send(
           master,
-          backends.map((backend) => `${at}show servers state ${backend}`),
+          [
+            ...changes.flatMap(serverCommands),
+            ...backends.map((backend) => `show servers state ${backend}`),
+          ].map((command) => at + command),
         ),
       );
       for (const change of changes) {

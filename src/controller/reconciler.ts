@@ -192,7 +192,19 @@ export class Reconciler {
       metrics.reconciles.inc({ result: 'not_leader' });
       return;
     }
+    const delivering = performance.now();
     const results = await delivery.deliver();
+    if (results.length > 0) {
+      logger.info(
+        {
+          digest: outcome.digest,
+          agents: results.length,
+          failed: results.filter((result) => !result.ok).length,
+          deliverMs: Math.round((performance.now() - delivering) * 10) / 10,
+        },
+        'delivered to the agents',
+      );
+    }
     metrics.reconciles.inc({
       result: results.length === 0 && unchanged ? 'unchanged' : 'delivered',
     });
