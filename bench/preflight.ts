@@ -55,8 +55,11 @@ try {
   writeFileSync(
     alone,
     [
-      `import { Command } from ${JSON.stringify(join(projectRoot, 'node_modules/commander/index.js'))};`,
-      `import { registerPreflightCommand } from ${JSON.stringify(join(projectRoot, 'dist/cli/preflight-command.js'))};`,
+      // The compile cache main.js turns on, so the two differ only in what they register.
+      `import nodeModule from 'node:module';`,
+      `nodeModule.enableCompileCache(${JSON.stringify(join(projectRoot, 'node_modules/.cache/haptic'))});`,
+      `const { Command } = await import(${JSON.stringify(join(projectRoot, 'node_modules/commander/index.js'))});`,
+      `const { registerPreflightCommand } = await import(${JSON.stringify(join(projectRoot, 'dist/cli/preflight-command.js'))});`,
       `const program = new Command('haptic');`,
       `registerPreflightCommand(program);`,
       `await program.parseAsync(process.argv);`,
