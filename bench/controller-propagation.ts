@@ -14,7 +14,9 @@
  *    finds its configuration on every agent without changing any (generations unchanged)
  *    rendered the same files.
  * Each change is measured from the start of its API write until both replicas, polled by Pod
- * IP, answer from the new backend.
+ * IP, answer from the new backend (polled every 2 ms over a kept-alive connection per
+ * replica: a few ms of granularity). Where the time of an endpoint change goes is read from the Pods' logs
+ * afterwards (stageTimes).
  *
  *   node bench/controller-propagation.ts [changes=20] [backends=1000] [endpointChanges=200]
  *
@@ -24,7 +26,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type IncomingMessage, request } from 'node:http';
+import { Agent, type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -71,10 +73,16 @@ function summary(values: readonly number[]): string {
 }
 
 /** GET / with a Host header through one address on :8080 (or `port`); '' on any error. */
-function get(address: string, host: string, port = 8080, path = '/'): Promise<string> {
+function get(
+  address: string,
+  host: string,
+  port = 8080,
+  path = '/',
+  agent: Agent | false = false,
+): Promise<string> {
   return new Promise((resolve) => {
     const call = request(
-      { host: address, port, path, headers: { host }, agent: false, timeout: 1000 },
+      { host: address, port, path, headers: { host }, agent, timeout: 1000 },
       (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -89,6 +97,100 @@ function get(address: string, host: string, port = 8080, path = '/'): Promise<st
     call.on('timeout', () => call.destroy());
     call.end();
   });
+}
+
+/** One endpoint change as the bench saw it: wall-clock start, API write time, served. */
+interface ChangeWindow {
+  readonly startedAt: number;
+  readonly writeMs: number;
+  readonly servedAt: number;
+}
+
+interface LogLine {
+  readonly at: number;
+  readonly msg: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+function parseLogLines(text: string): LogLine[] {
+  const lines: LogLine[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const fields = JSON.parse(line) as Record<string, unknown>;
+      const at = Date.parse(String(fields.time));
+      if (Number.isFinite(at)) lines.push({ at, msg: String(fields.msg), fields });
+    } catch {
+      // Not a log record.
+    }
+  }
+  return lines;
+}
+
+function numberField(line: LogLine, name: string): number {
+  const value = line.fields[name];
+  return typeof value === 'number' ? value : 0;
+}
+
+/**
+ * Where each change's time goes, from the Pods' logs (ISO times in ms; one node, one clock):
+ * the API write; write start → the controller's slot update starting (watch event, debounce,
+ * snapshot); the slot update; its end → the last agent's runtime apply done (delivery: encode,
+ * send, agent apply); the agent apply itself; the last agent done → both replicas seen serving
+ * (the bench's poll). p50 of each over the changes whose log lines were all found.
+ */
+function stageTimes(
+  windows: readonly ChangeWindow[],
+  logs: {
+    readonly controller: readonly LogLine[];
+    readonly agents: readonly (readonly LogLine[])[];
+  },
+): Record<string, number> {
+  const updates = logs.controller.filter(
+    (line) => line.msg === 'updated server slots without rendering',
+  );
+  const delivered = logs.controller.filter((line) => line.msg === 'delivered to the agents');
+  const applied = logs.agents.map((lines) =>
+    lines.filter((line) => line.msg === 'configuration applied through the runtime API'),
+  );
+  const stages: Record<string, number[]> = {
+    apiWrite: [],
+    toSlotUpdate: [],
+    slotUpdate: [],
+    toAgentsApplied: [],
+    agentApply: [],
+    toDelivered: [],
+    toServedSeen: [],
+  };
+  const within = (line: LogLine, window: ChangeWindow): boolean =>
+    line.at >= window.startedAt - 1 && line.at <= window.servedAt + 1;
+  let found = 0;
+  for (const window of windows) {
+    const update = updates.find((line) => within(line, window));
+    const agentLines = applied.map((lines) => lines.find((line) => within(line, window)));
+    const done = delivered.find((line) => line.at >= (update?.at ?? Infinity));
+    if (update === undefined || agentLines.some((line) => line === undefined)) continue;
+    found += 1;
+    const lastAgent = Math.max(...agentLines.map((line) => line?.at ?? 0));
+    const updateMs = numberField(update, 'updateMs');
+    stages.apiWrite?.push(window.writeMs);
+    stages.toSlotUpdate?.push(update.at - updateMs - window.startedAt);
+    stages.slotUpdate?.push(updateMs);
+    stages.toAgentsApplied?.push(lastAgent - update.at);
+    for (const line of agentLines)
+      stages.agentApply?.push(line === undefined ? 0 : numberField(line, 'durationMs'));
+    if (done !== undefined) stages.toDelivered?.push(done.at - update.at);
+    stages.toServedSeen?.push(window.servedAt - lastAgent);
+  }
+  return {
+    changesMatched: found,
+    ...Object.fromEntries(
+      Object.entries(stages).map(([name, values]) => [
+        name,
+        Math.round(quantile(values, 0.5) * 10) / 10,
+      ]),
+    ),
+  };
 }
 
 try {
@@ -152,11 +254,18 @@ try {
     metadata: { name, namespace },
     spec: { ingressClassName: ingressClass, rules },
   });
+  // The polls reuse a connection per replica (HAProxy routes each request anew), so a poll
+  // round costs a request, not a connection: the poll's granularity stays a few ms under load.
+  const pollAgents = new Map(
+    addresses.map((address) => [address, new Agent({ keepAlive: true, maxSockets: 1 })]),
+  );
   /** Until both replicas answer `<backend> /` for `host`. */
   const served = async (host: string, backend: string): Promise<boolean> =>
-    (await Promise.all(addresses.map((address) => get(address, host)))).every(
-      (answer) => answer === `${backend} /`,
-    );
+    (
+      await Promise.all(
+        addresses.map((address) => get(address, host, 8080, '/', pollAgents.get(address) ?? false)),
+      )
+    ).every((answer) => answer === `${backend} /`);
   const until = async (host: string, backend: string, pollMs: number): Promise<void> => {
     while (!(await served(host, backend))) await sleep(pollMs);
   };
@@ -247,6 +356,16 @@ try {
       .split('\n')
       .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
       .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  /** JSON log lines of one Pod (a name) or of the Pods of a selector, since `since`. */
+  const podLogs = async (pod: string, container: string, since: Date): Promise<LogLine[]> =>
+    parseLogLines(
+      (
+        await kubectl([
+          ...['logs', '-n', namespace, '-c', container, `--since-time=${since.toISOString()}`],
+          ...(pod.includes('=') ? ['-l', pod, '--tail=-1'] : [pod]),
+        ])
+      ).stdout,
+    );
   const haproxyPods = (
     await kubectl([
       ...['get', 'pods', '-n', namespace, '-l', 'app.kubernetes.io/component=loadbalancer'],
@@ -298,20 +417,34 @@ try {
   const runtimeBefore = await metric(controllerIp, 'haptic_runtime_updates_total');
   const current = new Map<number, 'blue' | 'green'>();
   const endpointTimes: number[] = [];
+  const windows: ChangeWindow[] = [];
+  const runStarted = new Date();
   for (let n = 0; n < endpointChanges; n += 1) {
     const i = (n * 7919) % backends;
     const next = current.get(i) === 'green' ? 'blue' : 'green';
     current.set(i, next);
     await sleep(250);
+    const startedAt = Date.now();
     const started = performance.now();
     await discovery.replaceNamespacedEndpointSlice({
       name: `svc-${i}`,
       namespace,
       body: slice(i, next),
     });
+    const written = performance.now();
     await until(host(i), next, 2);
-    endpointTimes.push(performance.now() - started);
+    const took = performance.now() - started;
+    endpointTimes.push(took);
+    windows.push({ startedAt, writeMs: written - started, servedAt: startedAt + took });
   }
+  for (const agent of pollAgents.values()) agent.destroy();
+  const stages = stageTimes(windows, {
+    controller: await podLogs('app.kubernetes.io/component=controller', 'controller', runStarted),
+    agents: await Promise.all(haproxyPods.map(async (pod) => podLogs(pod, 'agent', runStarted))),
+  });
+  process.stdout.write(
+    `Endpoint change stages (ms, p50 over the changes): ${JSON.stringify(stages)}\n`,
+  );
   const reloads = (await metric(controllerIp, 'haptic_reloads_total')) - reloadsBefore;
   const runtimeUpdates =
     (await metric(controllerIp, 'haptic_runtime_updates_total')) - runtimeBefore;

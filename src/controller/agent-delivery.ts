@@ -24,6 +24,8 @@ import type { ControllerMetrics } from './controller-metrics.ts';
 export interface DesiredConfig {
   readonly digest: string;
   readonly files: readonly BundleFile[];
+  /** haproxy.cfg's text, decoded the first time it is needed. */
+  configText(): string;
   /** path → `sha256:` digest, to compare with an agent's reported files. */
   readonly fileDigests: ReadonlyMap<string, string>;
   /** The set's digest as agents compute it (file-set-digest.ts), for runtime changes. */
@@ -36,9 +38,14 @@ export interface DesiredConfig {
 export function desiredConfig(files: readonly BundleFile[], digest: string): DesiredConfig {
   const fileDigests = new Map(files.map((file) => [file.path, digestOf(file.content)]));
   let encoded: EncodedApply | undefined;
+  let text: string | undefined;
   return {
     digest,
     files,
+    configText: () =>
+      (text ??= Buffer.from(
+        files.find((file) => file.path === configFileName)?.content ?? new Uint8Array(),
+      ).toString('utf8')),
     fileDigests,
     setDigest: fileSetDigest(
       [...fileDigests].map(([path, fileDigest]) => ({ path, digest: fileDigest })),
@@ -55,17 +62,16 @@ interface RuntimeStep {
   readonly body: Buffer | undefined;
 }
 
-function configText(config: DesiredConfig): FileSetText {
-  const file = config.files.find((candidate) => candidate.path === configFileName);
+function setText(config: DesiredConfig): FileSetText {
   return {
     files: [...config.fileDigests].map(([path, digest]) => ({ path, digest })),
-    config: file === undefined ? '' : Buffer.from(file.content).toString('utf8'),
+    config: config.configText(),
   };
 }
 
 /** The compact request that turns an agent on `from` into one on `to`, when slots alone differ. */
 function runtimeStep(from: DesiredConfig, to: DesiredConfig): RuntimeStep {
-  const plan = runtimePlan(configText(from), configText(to));
+  const plan = runtimePlan(setText(from), setText(to));
   if (!plan.runtime || plan.changes.length === 0) {
     return { from: from.digest, to: to.digest, body: undefined };
   }
@@ -227,6 +233,12 @@ export class AgentDelivery {
           ),
       applyFull(full),
     ]);
+    for (const result of changed) {
+      this.#options.metrics.runtimeChanges.inc({
+        agent: result.endpoint.name,
+        result: result.ok ? 'applied' : result.error.reason,
+      });
+    }
     const refused = changed.filter((result) => !result.ok && fullSetAfter.has(result.error.reason));
     if (refused.length > 0) {
       this.#options.logger.info(

@@ -43,6 +43,12 @@ export class ControllerMetrics {
     labelNames: ['agent'] as const,
     registers: [this.registry],
   });
+  readonly runtimeChanges = new Counter({
+    name: 'haptic_runtime_change_requests_total',
+    help: 'Runtime changes (server slots and set digests only, POST /v1/runtime-change) sent to agents, by agent and result: applied, or the refusal reason after which the complete set was sent.',
+    labelNames: ['agent', 'result'] as const,
+    registers: [this.registry],
+  });
   readonly ingresses = new Gauge({
     name: 'haptic_ingresses',
     help: 'Ingresses of the class in the last render, by state: served (as written), conflicting (served in part) or excluded.',

@@ -117,6 +117,7 @@ export function endpointUpdate(
     digest: digestOf(file.content),
   }));
   const content = Buffer.from(rewritten);
+  const digest = digestOf(content);
   const files = previous.files.map((file) =>
     file.path === configFileName ? { path: file.path, content } : file,
   );
@@ -124,7 +125,7 @@ export function endpointUpdate(
     { files: digests, config: text },
     {
       files: digests.map((file) =>
-        file.path === configFileName ? { path: file.path, digest: digestOf(content) } : file,
+        file.path === configFileName ? { path: file.path, digest } : file,
       ),
       config: rewritten,
     },

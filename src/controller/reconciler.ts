@@ -87,10 +87,9 @@ export class Reconciler {
     if (kind !== 'EndpointSlice') this.#fullRender = true;
     const now = Date.now();
     const debounce = this.#options.debounceMs ?? 100;
-    const quiet =
-      this.#timer === undefined &&
-      this.#running === undefined &&
-      now - this.#lastStarted >= debounce;
+    // A reconcile under way does not make the change wait: run() queues one more right after
+    // it, which takes every change that arrived meanwhile.
+    const quiet = this.#timer === undefined && now - this.#lastStarted >= debounce;
     if (this.#timer === undefined) this.#firstPending = now;
     clearTimeout(this.#timer);
     const wait = quiet

@@ -1,8 +1,9 @@
 /**
  * Endpoint changes reach both HAProxy replicas of the chart's release without a reload: a
  * Service whose EndpointSlice lists one backend Pod, then both, then the other; traffic follows
- * each change, `haptic_runtime_updates_total` counts them and `haptic_reloads_total` does not
- * move, while a new Ingress host (a map change) still reloads.
+ * each change, `haptic_runtime_updates_total` counts them, each went as a runtime change (no
+ * files: `haptic_runtime_change_requests_total`) and `haptic_reloads_total` does not move,
+ * while a new Ingress host (a map change) still reloads.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, LocalSite, eventually } from './local-site.ts';
@@ -96,6 +97,7 @@ describe('endpoint changes on the chart release', () => {
   it('follows endpoints added and removed on both replicas without a reload', async () => {
     const reloads = await metric('haptic_reloads_total');
     const updates = await metric('haptic_runtime_updates_total');
+    const compact = await metric('haptic_runtime_change_requests_total', 'result="applied"');
     await site.apply(slice([alpha, beta]));
     await eventually(
       'both replicas balance over alpha and beta',
@@ -114,6 +116,11 @@ describe('endpoint changes on the chart release', () => {
       () => metric('haptic_runtime_updates_total'),
       (count) => count >= updates + 2 * site.replicas.length,
     );
+    // Each went as a runtime change (the slots and the digests of both sets), not the files.
+    expect(await metric('haptic_runtime_change_requests_total', 'result="applied"')).toBe(
+      compact + 2 * site.replicas.length,
+    );
+    expect(await metric('haptic_runtime_change_requests_total', 'result="Runtime')).toBe(0);
     // The full render that confirms the slot updates once changes pause finds the same files.
     const unchanged = await metric('haptic_reconciles_total', 'result="unchanged"');
     await eventually(
