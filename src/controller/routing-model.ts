@@ -29,7 +29,8 @@ import {
   servedHost,
   servedPath,
 } from '../validation/ingress-claims.ts';
-import { type ValidIngress, validateIngress } from '../validation/validate-ingress.ts';
+import type { ValidIngress } from '../validation/validate-ingress.ts';
+import { checkedIngress } from './checked-ingress.ts';
 
 export interface ModelRoute {
   /** Host as written; `*` for rules without a host. */
@@ -232,7 +233,7 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
   const warnings: ModelWarning[] = [];
   const valid: ValidIngress[] = [];
   for (const view of [...snapshot.ingresses].sort(olderFirst)) {
-    const checked = validateIngress(view);
+    const checked = checkedIngress(view);
     if (isProblem(checked)) {
       excluded.push({ namespace: view.namespace, name: view.name, ...checked });
     } else {

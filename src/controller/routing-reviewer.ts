@@ -26,7 +26,8 @@ import { ingressEventReasons } from './ingress-events.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
 import { newCrossNamespaceClaims } from '../validation/ingress-claims.ts';
 import { type IngressView, ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
-import { type ValidIngress, validateIngress } from '../validation/validate-ingress.ts';
+import type { ValidIngress } from '../validation/validate-ingress.ts';
+import { checkedIngress } from './checked-ingress.ts';
 
 export interface RoutingReviewerOptions {
   readonly watch: Pick<ClusterWatch, 'snapshot' | 'templateConfig' | 'ourClassIsDefault'>;
@@ -101,7 +102,7 @@ function claimVerdict(
   let previous: ValidIngress | undefined;
   const others: ValidIngress[] = [];
   for (const view of ingresses) {
-    const checked = validateIngress(view);
+    const checked = checkedIngress(view);
     if (isProblem(checked)) continue;
     if (checked.namespace === proposed.namespace && checked.name === proposed.name) {
       previous = checked;
@@ -166,7 +167,7 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
         if (!ingressIsOurs(view, options.ingressClass, options.watch.ourClassIsDefault())) {
           return allowed;
         }
-        const checked = validateIngress(view);
+        const checked = checkedIngress(view);
         if (isProblem(checked))
           return deny(validationCodes.IngressInvalid, checked.field, checked.message);
         const current = options.watch.snapshot();
