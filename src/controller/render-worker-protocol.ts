@@ -34,13 +34,55 @@ export type RenderWorkerOutcome =
       readonly message: string;
     };
 
+/**
+ * A rendered file as the render process sends it: `same` when its text is the one it sent
+ * for that path in its last successful outcome (most reviews leave haproxy.cfg as it was).
+ */
+export type SentFile = RenderedFile | { readonly path: string; readonly same: true };
+
+export type SentOutcome =
+  | { readonly ok: true; readonly files: readonly SentFile[] }
+  | Extract<RenderWorkerOutcome, { ok: false }>;
+
 export type RenderWorkerMessage =
   | { readonly id: number; readonly started: string }
-  | { readonly id: number; readonly outcome: RenderWorkerOutcome };
+  | { readonly id: number; readonly outcome: SentOutcome };
 
-type Map = Readonly<Record<string, unknown>>;
+/** The render process's side: files of an outcome, with texts sent last time marked `same`. */
+export function filesToSend(
+  files: readonly RenderedFile[],
+  sent: Map<string, string>,
+): readonly SentFile[] {
+  const out = files.map((file) =>
+    sent.get(file.path) === file.content ? { path: file.path, same: true as const } : file,
+  );
+  sent.clear();
+  for (const file of files) sent.set(file.path, file.content);
+  return out;
+}
 
-function isMap(value: unknown): value is Map {
+/**
+ * The controller's side: the files of an outcome with `same` ones filled in from the last
+ * outcome received (`received`, updated); a sentence when one names a text never sent.
+ */
+export function receivedFiles(
+  files: readonly SentFile[],
+  received: Map<string, string>,
+): readonly RenderedFile[] | string {
+  const out: RenderedFile[] = [];
+  for (const file of files) {
+    const content = 'same' in file ? received.get(file.path) : file.content;
+    if (content === undefined) return `it named ${file.path} unchanged without having sent it`;
+    out.push({ path: file.path, content });
+  }
+  received.clear();
+  for (const file of out) received.set(file.path, file.content);
+  return out;
+}
+
+type Fields = Readonly<Record<string, unknown>>;
+
+function isMap(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -110,14 +152,18 @@ export function readRenderWorkerRequest(value: unknown): RenderWorkerRequest | s
   };
 }
 
-function isRenderedFile(value: unknown): value is RenderedFile {
-  return isMap(value) && typeof value.path === 'string' && typeof value.content === 'string';
+function isSentFile(value: unknown): value is SentFile {
+  return (
+    isMap(value) &&
+    typeof value.path === 'string' &&
+    (typeof value.content === 'string' || value.same === true)
+  );
 }
 
-function readOutcome(value: unknown): RenderWorkerOutcome | undefined {
+function readOutcome(value: unknown): SentOutcome | undefined {
   if (!isMap(value)) return undefined;
   if (value.ok === true) {
-    return Array.isArray(value.files) && value.files.every(isRenderedFile)
+    return Array.isArray(value.files) && value.files.every(isSentFile)
       ? { ok: true, files: value.files }
       : undefined;
   }

@@ -19,6 +19,7 @@ import {
 import {
   type RenderWorkerRequest,
   type RenderWorkerMessage,
+  filesToSend,
   readRenderWorkerLimits,
   readRenderWorkerRequest,
 } from './render-worker-protocol.ts';
@@ -41,6 +42,8 @@ function main(): void {
   const engine = createTemplateEngine(limits);
   const parses = new Map<string, ParsedTemplates>();
   const contexts = new ContextDecoder();
+  /** The texts of the last successful outcome sent, by path. */
+  const sent = new Map<string, string>();
 
   const parsedFor = (
     key: string | undefined,
@@ -71,7 +74,12 @@ function main(): void {
         send({ id: request.id, started: field });
       },
     });
-    send({ id: request.id, outcome: outcome.ok ? outcome : { ...outcome, stage: 'template' } });
+    send({
+      id: request.id,
+      outcome: outcome.ok
+        ? { ok: true, files: filesToSend(outcome.files, sent) }
+        : { ...outcome, stage: 'template' },
+    });
   };
 
   process.on('message', (message: unknown) => {

@@ -23,6 +23,7 @@ import {
   type RenderWorkerOutcome,
   type RenderWorkerRequest,
   readRenderWorkerMessage,
+  receivedFiles,
 } from './render-worker-protocol.ts';
 
 export interface RenderJob {
@@ -61,6 +62,8 @@ interface Running extends Pending {
 interface RenderProcess {
   readonly child: ChildProcess;
   stderr: string;
+  /** The texts of the last successful outcome it sent, by path (it sends changed ones only). */
+  readonly received: Map<string, string>;
 }
 
 function failure(field: string, message: string): RenderWorkerOutcome {
@@ -184,7 +187,7 @@ export class TemplateRenderer {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    const renderProcess: RenderProcess = { child, stderr: '' };
+    const renderProcess: RenderProcess = { child, stderr: '', received: new Map() };
     this.#process = renderProcess;
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -193,10 +196,28 @@ export class TemplateRenderer {
     });
     child.on('message', (value: unknown) => {
       const message = readRenderWorkerMessage(value);
+      if (message === undefined) return;
       const running = this.#running;
-      if (message === undefined || running?.id !== message.id) return;
-      if ('started' in message) running.field = message.started;
-      else this.#finish(message.id, message.outcome);
+      if ('started' in message) {
+        if (running?.id === message.id) running.field = message.started;
+        return;
+      }
+      const { outcome } = message;
+      // Every successful outcome is read, so `received` stays what the process sent last.
+      const files = outcome.ok ? receivedFiles(outcome.files, renderProcess.received) : [];
+      if (running?.id !== message.id) return;
+      if (typeof files === 'string') {
+        this.#kill(renderProcess);
+        this.#finish(
+          message.id,
+          failure(
+            running.field,
+            `${configLabel(running.job.config)}: the render process answered out of turn (${files}); it is restarted for the next render.`,
+          ),
+        );
+      } else {
+        this.#finish(message.id, outcome.ok ? { ok: true, files } : outcome);
+      }
     });
     child.on('error', (error) => {
       renderProcess.stderr += describeError(error);
