@@ -33,6 +33,8 @@ export interface CertificateFacts {
   readonly dnsNames: readonly string[];
   /** OID of the signature algorithm. */
   readonly signatureAlgorithm: string;
+  /** RSA-PSS only: OID of the hash its parameters name; undefined for the default, SHA-1. */
+  readonly pssHash: string | undefined;
   /** SHA-256 of the DER, lower-case hex. */
   readonly sha256: string;
   readonly native: NativeCertificate;
@@ -61,6 +63,7 @@ function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
     extendedKeyUsages: extensions.extendedKeyUsages,
     dnsNames: extensions.dnsNames.map((name) => name.toLowerCase()),
     signatureAlgorithm: extensions.signatureAlgorithm,
+    pssHash: extensions.pssHash,
     sha256: createHash('sha256').update(der).digest('hex'),
     native,
   };

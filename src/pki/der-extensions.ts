@@ -20,12 +20,13 @@ const tags = {
   octetString: 0x04,
   oid: 0x06,
   sequence: 0x30,
-  explicitVersion: 0xa0,
+  explicit0: 0xa0,
   explicitExtensions: 0xa3,
   dnsName: 0x82,
 } as const;
 
 const oids = {
+  rsaPss: '1.2.840.113549.1.1.10',
   keyUsage: '2.5.29.15',
   subjectAltName: '2.5.29.17',
   basicConstraints: '2.5.29.19',
@@ -111,6 +112,8 @@ export interface DerExtensions {
   readonly dnsNames: readonly string[];
   /** OID of the certificate's signature algorithm. */
   readonly signatureAlgorithm: string;
+  /** RSA-PSS only: OID of the hash its parameters name, undefined for the default (SHA-1). */
+  readonly pssHash: string | undefined;
 }
 
 function keyUsageFlags(der: Uint8Array, value: Tlv): number {
@@ -160,12 +163,25 @@ function purposes(der: Uint8Array, value: Tlv): string[] {
   );
 }
 
+/** RSASSA-PSS-params: the hash algorithm's OID from `[0] EXPLICIT AlgorithmIdentifier`, if any. */
+function pssHash(der: Uint8Array, parameters: Tlv): string | undefined {
+  const fields = children(der, expectTag(parameters, tags.sequence, 'RSA-PSS parameters'));
+  const hash = fields.find((field) => field.tag === tags.explicit0);
+  if (hash === undefined) return undefined;
+  const identifier = expectTag(readTlv(der, hash.start, hash.end), tags.sequence, 'RSA-PSS hash');
+  const [oid] = children(der, identifier);
+  return oidText(der, expectTag(oid, tags.oid, 'RSA-PSS hash'));
+}
+
 /** Reads the extensions and signature algorithm of a DER certificate. Throws when malformed. */
 export function readDerExtensions(der: Uint8Array): DerExtensions {
   const certificate = expectTag(readTlv(der, 0, der.length), tags.sequence, 'Certificate');
   const [tbs, algorithm] = children(der, certificate);
   const tbsFields = children(der, expectTag(tbs, tags.sequence, 'TBSCertificate'));
-  const [algorithmOid] = children(der, expectTag(algorithm, tags.sequence, 'signatureAlgorithm'));
+  const [algorithmOid, parameters] = children(
+    der,
+    expectTag(algorithm, tags.sequence, 'signatureAlgorithm'),
+  );
   const found: {
     -readonly [K in keyof DerExtensions]: DerExtensions[K];
   } = {
@@ -175,7 +191,11 @@ export function readDerExtensions(der: Uint8Array): DerExtensions {
     extendedKeyUsages: undefined,
     dnsNames: [],
     signatureAlgorithm: oidText(der, expectTag(algorithmOid, tags.oid, 'signatureAlgorithm')),
+    pssHash: undefined,
   };
+  if (found.signatureAlgorithm === oids.rsaPss && parameters !== undefined) {
+    found.pssHash = pssHash(der, parameters);
+  }
   const wrapper = tbsFields.find((field) => field.tag === tags.explicitExtensions);
   if (wrapper === undefined) return found;
   const list = expectTag(readTlv(der, wrapper.start, wrapper.end), tags.sequence, 'extensions');

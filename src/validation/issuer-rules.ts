@@ -4,7 +4,7 @@
  * replaced only within its lineage, and the rotation deadline rules. The renewal Job, which
  * writes this Secret routinely, is exempt from the webhook; these rules guard everyone else.
  */
-import { publicKeysEqual, x509 } from '../pki/index.ts';
+import { certificateFacts, publicKeysEqual, type x509 } from '../pki/index.ts';
 import { issuerSecretKeys } from '../secrets/layout.ts';
 import type { Decoded, IssuerState, KeyPairMaterial } from '../secrets/material.ts';
 import { type SecretProblem, secretReasons } from '../secrets/reasons.ts';
@@ -78,7 +78,7 @@ function materialFinding({ name, label, next }: IssuerSubject): Finding | undefi
       `tls.key of the issuer Secret ${label} does not belong to its CA certificate in tls.crt: restore the issuer Secret from its backup.`,
     );
   }
-  if (next.certificate.getExtension(x509.BasicConstraintsExtension)?.ca !== true) {
+  if (!certificateFacts(next.certificate).ca) {
     return error(
       validationCodes.IssuerNotCa,
       secretPath(name, 'tls.crt'),
@@ -92,9 +92,9 @@ function lineageFinding({ name, label, old, next }: IssuerSubject): Finding | un
   if (!isView(old) || !isView(next) || sameCertificate(old.certificate, next.certificate)) {
     return undefined;
   }
-  const renewal =
-    old.certificate.subject === next.certificate.subject &&
-    publicKeysEqual(old.certificate, next.certificate);
+  const before = certificateFacts(old.certificate).subject;
+  const after = certificateFacts(next.certificate).subject;
+  const renewal = before === after && publicKeysEqual(old.certificate, next.certificate);
   const rotation =
     next.previousCa !== undefined && sameCertificate(next.previousCa, old.certificate);
   return renewal || rotation
@@ -102,7 +102,7 @@ function lineageFinding({ name, label, old, next }: IssuerSubject): Finding | un
     : error(
         validationCodes.UnrelatedCaReplacement,
         secretPath(name, 'tls.crt'),
-        `The issuer Secret ${label} would replace its CA ${old.certificate.subject} with the unrelated CA ${next.certificate.subject}: ` +
+        `The issuer Secret ${label} would replace its CA ${before} with the unrelated CA ${after}: ` +
           'the Job refuses to replace existing identities with an unrelated CA; restore the issuer Secret from its backup, or switch providers with new Secret names.',
       );
 }

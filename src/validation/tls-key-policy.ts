@@ -64,25 +64,47 @@ export function keyRefusal(key: KeyObject, what: string): string | undefined {
   return `${what} is ${describeKey(key)}, which HAProxy does not load here; ${fix}`;
 }
 
+/** Signature algorithms by OID: the name and hash messages show (Ed25519 and Ed448 hash inside). */
+const signatures: Readonly<Record<string, readonly [name: string, hash: string | undefined]>> = {
+  '1.2.840.113549.1.1.4': ['RSASSA-PKCS1-v1_5', 'MD5'],
+  '1.2.840.113549.1.1.5': ['RSASSA-PKCS1-v1_5', 'SHA-1'],
+  '1.2.840.113549.1.1.14': ['RSASSA-PKCS1-v1_5', 'SHA-224'],
+  '1.2.840.113549.1.1.11': ['RSASSA-PKCS1-v1_5', 'SHA-256'],
+  '1.2.840.113549.1.1.12': ['RSASSA-PKCS1-v1_5', 'SHA-384'],
+  '1.2.840.113549.1.1.13': ['RSASSA-PKCS1-v1_5', 'SHA-512'],
+  '1.2.840.10045.4.1': ['ECDSA', 'SHA-1'],
+  '1.2.840.10045.4.3.1': ['ECDSA', 'SHA-224'],
+  '1.2.840.10045.4.3.2': ['ECDSA', 'SHA-256'],
+  '1.2.840.10045.4.3.3': ['ECDSA', 'SHA-384'],
+  '1.2.840.10045.4.3.4': ['ECDSA', 'SHA-512'],
+  '1.3.101.112': ['Ed25519', undefined],
+  '1.3.101.113': ['Ed448', undefined],
+};
+
+/** Hash algorithms RSA-PSS parameters name, by OID. */
+const pssHashes: Readonly<Record<string, string>> = {
+  '1.3.14.3.2.26': 'SHA-1',
+  '2.16.840.1.101.3.4.2.4': 'SHA-224',
+  '2.16.840.1.101.3.4.2.1': 'SHA-256',
+  '2.16.840.1.101.3.4.2.2': 'SHA-384',
+  '2.16.840.1.101.3.4.2.3': 'SHA-512',
+};
+
+const rsaPss = '1.2.840.113549.1.1.10';
+/** The hash RSA-PSS parameters default to. */
+const sha1 = '1.3.14.3.2.26';
 const hashes = new Set(['SHA-256', 'SHA-384', 'SHA-512']);
 
 /** The signature algorithm in words, or undefined when it is accepted. */
 function refusedSignature(certificate: x509.X509Certificate): string | undefined {
-  const algorithm: unknown = certificate.signatureAlgorithm;
-  const record =
-    typeof algorithm === 'object' && algorithm !== null
-      ? (algorithm as Readonly<Record<string, unknown>>)
-      : {};
-  const name = typeof record.name === 'string' ? record.name : 'an unknown algorithm';
-  if (name === 'Ed25519' || (name === 'EdDSA' && record.namedCurve === 'Ed448')) return undefined;
-  const hash = record.hash;
-  const hashName =
-    typeof hash === 'object' && hash !== null && 'name' in hash && typeof hash.name === 'string'
-      ? hash.name
-      : undefined;
-  const signer = ['RSASSA-PKCS1-v1_5', 'RSA-PSS', 'ECDSA'].includes(name);
-  if (signer && hashName !== undefined && hashes.has(hashName)) return undefined;
-  return hashName === undefined ? name : `${name} with ${hashName}`;
+  const { signatureAlgorithm: oid, pssHash = sha1 } = certificateFacts(certificate);
+  const [name, hash] =
+    oid === rsaPss
+      ? ['RSA-PSS', pssHashes[pssHash] ?? `the hash ${pssHash}`]
+      : (signatures[oid] ?? [`an unknown algorithm (${oid})`, undefined]);
+  if (name === 'Ed25519' || name === 'Ed448') return undefined;
+  if (hash !== undefined && hashes.has(hash)) return undefined;
+  return hash === undefined ? name : `${name} with ${hash}`;
 }
 
 /**

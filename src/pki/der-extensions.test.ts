@@ -1,0 +1,141 @@
+/**
+ * The native facts of a certificate (Node's X509Certificate plus the DER walk of
+ * der-extensions.ts) against @peculiar/x509's full ASN.1 decoding of the same certificates,
+ * made by the real openssl with every extension form the chain checks read; and malformed
+ * DER refused.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { certificateFacts } from './certificate-facts.ts';
+import { readDerExtensions } from './der-extensions.ts';
+import { x509 } from './x509.ts';
+
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'haptic-der-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function openssl(args: readonly string[]): void {
+  const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${result.stderr}`);
+}
+
+/** A self-signed DER certificate with exactly these `-addext` extensions. */
+function selfSigned(
+  name: string,
+  extensions: readonly string[],
+  key = ['EC', 'ec_paramgen_curve:P-256'],
+  digest = ['-sha256'],
+): Uint8Array {
+  const [algorithm = 'EC', option = ''] = key;
+  openssl([
+    'genpkey',
+    '-algorithm',
+    algorithm,
+    ...(option === '' ? [] : ['-pkeyopt', option]),
+    '-out',
+    `${name}.key`,
+  ]);
+  const config = join(dir, `${name}.cnf`);
+  // An empty x509_extensions section: only the -addext extensions (none: a version 1 certificate).
+  writeFileSync(config, '[req]\ndistinguished_name=dn\nx509_extensions=ext\n[dn]\n[ext]\n');
+  openssl([
+    ...['req', '-x509', '-config', config, '-key', `${name}.key`, ...digest, '-days', '3'],
+    ...['-subj', `/O=Example, Inc./CN=${name}`, '-outform', 'DER', '-out', `${name}.der`],
+    ...extensions.flatMap((extension) => ['-addext', extension]),
+  ]);
+  return new Uint8Array(readFileSync(join(dir, `${name}.der`)));
+}
+
+const cases: readonly (readonly [string, () => Uint8Array])[] = [
+  ['a certificate without extensions', () => selfSigned('bare', [])],
+  [
+    'a CA with pathlen 0 and keyCertSign, cRLSign',
+    () =>
+      selfSigned('ca', [
+        'basicConstraints=critical,CA:TRUE,pathlen:0',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ]),
+  ],
+  [
+    'a leaf with every key usage bit, both purposes and mixed subjectAltName entries',
+    () =>
+      selfSigned('leaf', [
+        'basicConstraints=CA:FALSE',
+        'keyUsage=digitalSignature,nonRepudiation,keyEncipherment,dataEncipherment,keyAgreement,encipherOnly,decipherOnly',
+        'extendedKeyUsage=serverAuth,clientAuth,1.3.6.1.4.1.99999.1',
+        'subjectAltName=DNS:Agent.Example.com,IP:10.0.0.1,email:a@example.com,DNS:*.example.org',
+      ]),
+  ],
+  [
+    'an RSA-PSS certificate with SHA-384',
+    () =>
+      selfSigned(
+        'pss',
+        ['keyUsage=digitalSignature'],
+        ['RSA-PSS', 'rsa_keygen_bits:2048'],
+        ['-sha384', '-sigopt', 'rsa_padding_mode:pss'],
+      ),
+  ],
+  [
+    'an Ed25519 certificate',
+    () => selfSigned('ed', ['basicConstraints=CA:TRUE'], ['ED25519', ''], []),
+  ],
+];
+
+describe('certificate facts from native decoding and the DER walk', () => {
+  it.each(cases)('equal @peculiar/x509 decoding for %s', (_, make) => {
+    const der = make();
+    const peculiar = new x509.X509Certificate(der);
+    const facts = certificateFacts(new x509.X509Certificate(der));
+    const basic = peculiar.getExtension(x509.BasicConstraintsExtension);
+    const san = peculiar.getExtension(x509.SubjectAlternativeNameExtension);
+    expect(facts).toMatchObject({
+      subject: peculiar.subject,
+      issuer: peculiar.issuer,
+      notBefore: peculiar.notBefore.getTime(),
+      notAfter: peculiar.notAfter.getTime(),
+      ca: basic?.ca ?? false,
+      pathLength: basic?.pathLength,
+      keyUsage: peculiar.getExtension(x509.KeyUsagesExtension)?.usages,
+      extendedKeyUsages: peculiar.getExtension(x509.ExtendedKeyUsageExtension)?.usages.map(String),
+      dnsNames: (san?.names.items ?? [])
+        .filter((name) => name.type === 'dns')
+        .map((name) => name.value.toLowerCase()),
+    });
+  });
+
+  it('reads the signature algorithm and the hash of RSA-PSS parameters', () => {
+    const pss = readDerExtensions(cases[3]?.[1]() ?? new Uint8Array());
+    expect(pss).toMatchObject({
+      signatureAlgorithm: '1.2.840.113549.1.1.10',
+      pssHash: '2.16.840.1.101.3.4.2.2',
+    });
+    const ec = readDerExtensions(cases[0]?.[1]() ?? new Uint8Array());
+    expect(ec).toMatchObject({ signatureAlgorithm: '1.2.840.10045.4.3.2', pssHash: undefined });
+  });
+});
+
+describe('readDerExtensions on malformed DER', () => {
+  const good = (): Uint8Array => selfSigned('good', ['keyUsage=digitalSignature']);
+
+  it.each([
+    ['empty input', () => new Uint8Array()],
+    ['a truncated certificate', () => good().subarray(0, 200)],
+    [
+      'a length beyond the input',
+      () => Uint8Array.from([0x30, 0x84, 0xff, 0xff, 0xff, 0xff, 0x00]),
+    ],
+    ['an indefinite length', () => Uint8Array.from([0x30, 0x80, 0x00, 0x00])],
+    ['something other than a SEQUENCE', () => Uint8Array.from([0x04, 0x01, 0x00])],
+  ])('throw for %s', (_, make) => {
+    expect(() => readDerExtensions(make())).toThrow(/malformed DER/);
+  });
+});
