@@ -13,7 +13,7 @@
  * does anything still failing after the last round; the first rejection is reported.
  */
 import { configFileName } from '../agent-api/api-types.ts';
-import { digestOf } from '../agent-api/apply-request.ts';
+import { contentDigest } from '../sandbox/content-digest.ts';
 import { type FileSetText, runtimePlan } from '../agent-api/runtime-changes.ts';
 import type { BundleFile } from './agent-client.ts';
 import { type BundleCheckOptions, checkBundle } from './bundle-check.ts';
@@ -23,6 +23,7 @@ import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 import { KeptBackends } from './model-backends.ts';
 import {
+  KeptBytes,
   type KeptWork,
   KeptLint,
   type RenderStage,
@@ -112,7 +113,7 @@ function storedMetadata(
 
 function fileSetText(files: readonly BundleFile[]): FileSetText {
   return {
-    files: files.map((file) => ({ path: file.path, digest: digestOf(file.content) })),
+    files: files.map((file) => ({ path: file.path, digest: contentDigest(file.content) })),
     config: Buffer.from(
       files.find((file) => file.path === configFileName)?.content ?? new Uint8Array(),
     ).toString('utf8'),
@@ -135,7 +136,11 @@ export class ConfigPipeline {
   readonly #renderer: TemplateRenderer;
   #read: { readonly version: string; readonly config: TemplateConfig } | undefined;
   readonly #checks = new Map<string, CheckResult>();
-  readonly #kept: KeptWork = { backends: new KeptBackends(), lint: new KeptLint() };
+  readonly #kept: KeptWork = {
+    backends: new KeptBackends(),
+    lint: new KeptLint(),
+    bytes: new KeptBytes(),
+  };
   /** The last set `haproxy -c` accepted (or one differing from such a set only in slots). */
   #lastAccepted: FileSetText | undefined;
 

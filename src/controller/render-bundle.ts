@@ -95,10 +95,30 @@ export class KeptLint {
   }
 }
 
-/** Work kept between renders of one pipeline: backends and the lint of unchanged files. */
+/**
+ * The bytes of the last bundle's files, reused for a file whose text is the same (so its
+ * digest is computed once, content-digest.ts, and megabytes are not encoded again).
+ */
+export class KeptBytes {
+  #last = new Map<string, { readonly text: string; readonly bytes: Buffer }>();
+
+  /** The files' bytes by path; remembers these as the last. */
+  encode(files: ReadonlyMap<string, string>): ReadonlyMap<string, Buffer> {
+    const next = new Map<string, { readonly text: string; readonly bytes: Buffer }>();
+    for (const [path, text] of files) {
+      const last = this.#last.get(path);
+      next.set(path, last?.text === text ? last : { text, bytes: Buffer.from(text) });
+    }
+    this.#last = next;
+    return new Map([...next].map(([path, { bytes }]) => [path, bytes]));
+  }
+}
+
+/** Work kept between renders of one pipeline: backends, the lint and bytes of unchanged files. */
 export interface KeptWork {
   readonly backends: KeptBackends;
   readonly lint: KeptLint;
+  readonly bytes: KeptBytes;
 }
 
 /** The routing model a request renders from. */
@@ -155,9 +175,10 @@ export function assembleBundle(
       },
     };
   }
+  const bytes = kept === undefined ? undefined : kept.bytes.encode(byPath);
   const files = [...byPath.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([path, content]) => ({ path, content: Buffer.from(content) }));
+    .map(([path, content]) => ({ path, content: bytes?.get(path) ?? Buffer.from(content) }));
   return { ok: true, files, digest: bundleDigest(files), model };
 }
 

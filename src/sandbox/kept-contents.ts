@@ -20,6 +20,7 @@ import {
   parseApplyRequest,
 } from '../agent-api/apply-request.ts';
 import { agentReasons } from '../agent-api/reasons.ts';
+import { contentDigest } from './content-digest.ts';
 import { type ContentUnknown, contentUnknownReason } from './sandbox-protocol.ts';
 
 const emptyDigest = digestOf(new Uint8Array());
@@ -35,7 +36,7 @@ export function encodeCheckRequest(
 ): { readonly body: Buffer; readonly digests: ReadonlySet<string> } {
   const digests = new Set<string>();
   const entries = files.map((file) => {
-    const digest = digestOf(file.content);
+    const digest = contentDigest(file.content);
     digests.add(digest);
     return held.has(digest)
       ? { path: file.path, digest }
