@@ -12,6 +12,7 @@ import {
   describeFindings,
   inspectConfigFiles,
 } from '../validation/haproxy-files-lint.ts';
+import { LintLineCache } from '../validation/haproxy-lint-lines.ts';
 import type { CheckFailureLocation } from './check-failure-locations.ts';
 import type { BundleFile } from './agent-client.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
@@ -69,9 +70,12 @@ export function bundleDigest(files: readonly BundleFile[]): string {
 
 /**
  * The lint of the last bundle, reused while every file it read is the same text (the lint is
- * pure over what it reads: haproxy.cfg and its crt-lists, not the maps).
+ * pure over what it reads: haproxy.cfg and its crt-lists, not the maps); otherwise only the
+ * lines of haproxy.cfg that changed are read again (haproxy-lint-lines.ts).
  */
 export class KeptLint {
+  /** Readings of haproxy.cfg's lines, for a text that differs in a few lines. */
+  readonly #lines = new LintLineCache();
   #last:
     | {
         readonly reads: ReadonlyMap<string, string | undefined>;
@@ -89,7 +93,7 @@ export class KeptLint {
       const content = text(path);
       reads.set(path, content);
       return content;
-    });
+    }, this.#lines);
     this.#last = { reads, inspection };
     return inspection;
   }

@@ -9,7 +9,7 @@
  * checked as if they ran; sections may not start inside them, so the section each line
  * belongs to is certain.
  */
-import { type ConfigLine, splitConfig } from './haproxy-config-words.ts';
+import { type ConfigLine, splitConfigLine } from './haproxy-config-words.ts';
 import { keywordFinding } from './haproxy-directive-rules.ts';
 import {
   type SectionKind,
@@ -37,7 +37,7 @@ export interface ConfigInspection {
   readonly crtLists: readonly string[];
 }
 
-interface WalkState {
+export interface WalkState {
   /** The section the line is in: an allowed kind, `refused`, or undefined before any. */
   section: SectionKind | 'refused' | undefined;
   /** Depth of `.if` blocks. */
@@ -125,7 +125,7 @@ function lineFinding(line: ConfigLine, state: WalkState): LintFinding | undefine
 }
 
 /** Reads a configuration once: its refused lines, its backends and its crt-lists. */
-export function inspectHaproxyConfig(config: string): ConfigInspection {
+export function inspectHaproxyConfig(config: string, lines?: LintLines): ConfigInspection {
   if (config.includes('\0')) {
     const line = config.slice(0, config.indexOf('\0')).split('\n').length;
     return {
@@ -145,23 +145,72 @@ export function inspectHaproxyConfig(config: string): ConfigInspection {
   const findings: LintFinding[] = [];
   const backends: string[] = [];
   const crtLists: string[] = [];
-  const state: WalkState = { section: undefined, depth: 0, pathsAnchored: false };
-  for (const line of splitConfig(config)) {
-    const finding = lineFinding(line, state);
-    if (finding !== undefined) {
-      findings.push(finding);
-      continue;
+  let state: WalkState = { section: undefined, depth: 0, pathsAnchored: false };
+  const texts = config.split('\n');
+  for (const [index, text] of texts.entries()) {
+    let read = lines?.get(state, text);
+    if (read === undefined) {
+      read = readLine(text, state);
+      lines?.set(state, text, read);
     }
-    const [keyword, name] = line.words;
-    if ((keyword?.text === 'backend' || keyword?.text === 'listen') && name !== undefined) {
-      backends.push(name.text);
-    }
-    if (keyword?.text === 'bind') {
-      line.words.forEach((word, index) => {
-        const next = line.words[index + 1];
-        if (word.text === 'crt-list' && next !== undefined) crtLists.push(next.text);
+    state = read.after;
+    if (read.finding !== undefined) {
+      const number = index + 1;
+      findings.push({
+        ...read.finding,
+        line: number,
+        message: read.finding.message.replace(/^line 0: /, `line ${number}: `),
       });
     }
+    if (read.backend !== undefined) backends.push(read.backend);
+    if (read.crtLists.length > 0) crtLists.push(...read.crtLists);
   }
+  lines?.next();
   return { findings, backends, crtLists };
+}
+
+/** What one line of text contributes, read in `state`; its finding says line 0. */
+export interface LineReading {
+  readonly after: Readonly<WalkState>;
+  readonly finding: LintFinding | undefined;
+  readonly backend: string | undefined;
+  readonly crtLists: readonly string[];
+}
+
+function readLine(text: string, before: Readonly<WalkState>): LineReading {
+  const split = splitConfigLine(text);
+  const state = { ...before };
+  if (split.words.length === 0 && !split.scope && split.error === undefined) {
+    return { after: before, finding: undefined, backend: undefined, crtLists: [] };
+  }
+  const line: ConfigLine = { number: 0, ...split };
+  const finding = lineFinding(line, state);
+  if (finding !== undefined) return { after: state, finding, backend: undefined, crtLists: [] };
+  const [keyword, name] = line.words;
+  const crtLists: string[] = [];
+  if (keyword?.text === 'bind') {
+    line.words.forEach((word, index) => {
+      const next = line.words[index + 1];
+      if (word.text === 'crt-list' && next !== undefined) crtLists.push(next.text);
+    });
+  }
+  const declares = keyword?.text === 'backend' || keyword?.text === 'listen';
+  return {
+    after: state,
+    finding: undefined,
+    backend: declares && name !== undefined ? name.text : undefined,
+    crtLists,
+  };
+}
+
+/**
+ * Readings of lines kept between inspections (haproxy-lint-lines.ts): a line's reading is a
+ * function of its text and the walk's state before it, so a configuration that differs from
+ * the last one in a few lines is tokenized and checked in those lines only.
+ */
+export interface LintLines {
+  get(state: Readonly<WalkState>, text: string): LineReading | undefined;
+  set(state: Readonly<WalkState>, text: string, reading: LineReading): void;
+  /** One inspection ended: readings not used in it or the one before may be dropped. */
+  next(): void;
 }

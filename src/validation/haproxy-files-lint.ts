@@ -5,7 +5,7 @@
  * HAProxy opens too. Pure.
  */
 import { posix } from 'node:path';
-import { inspectHaproxyConfig } from './haproxy-config-lint.ts';
+import { type LintLines, inspectHaproxyConfig } from './haproxy-config-lint.ts';
 import { inspectCrtList } from './haproxy-crt-list-lint.ts';
 import type { LintFinding } from './haproxy-lint-finding.ts';
 
@@ -23,9 +23,15 @@ export interface FilesInspection {
   readonly backends: readonly string[];
 }
 
-/** Lints haproxy.cfg and its crt-lists; `text(path)` gives a file's content, or undefined. */
-export function inspectConfigFiles(text: (path: string) => string | undefined): FilesInspection {
-  const inspection = inspectHaproxyConfig(text(configFileName) ?? '');
+/**
+ * Lints haproxy.cfg and its crt-lists; `text(path)` gives a file's content, or undefined.
+ * `lines` keeps readings of haproxy.cfg's lines between runs (haproxy-lint-lines.ts).
+ */
+export function inspectConfigFiles(
+  text: (path: string) => string | undefined,
+  lines?: LintLines,
+): FilesInspection {
+  const inspection = inspectHaproxyConfig(text(configFileName) ?? '', lines);
   const findings: FileLintFinding[] = inspection.findings.map((finding) => ({
     ...finding,
     file: configFileName,
