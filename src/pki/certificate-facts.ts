@@ -6,8 +6,9 @@
  * (der-extensions.ts): no pure-JS ASN.1 decoding, which costs a millisecond or more a
  * certificate. Signatures are checked natively, also cached.
  */
-import { createHash, X509Certificate as NativeCertificate } from 'node:crypto';
+import { type KeyObject, X509Certificate as NativeCertificate, createHash } from 'node:crypto';
 import { readDerExtensions } from './der-extensions.ts';
+import { RecentResults } from './recent-results.ts';
 import { x509 } from './x509.ts';
 
 /** Extended key usages the product checks, by name. */
@@ -37,11 +38,19 @@ export interface CertificateFacts {
   readonly pssHash: string | undefined;
   /** SHA-256 of the DER, lower-case hex. */
   readonly sha256: string;
+  /** The subject public key, one object for every comparison and verification. */
+  readonly publicKey: KeyObject;
   readonly native: NativeCertificate;
 }
 
 const factsCache = new WeakMap<x509.X509Certificate, CertificateFacts>();
-const signatureCache = new WeakMap<x509.X509Certificate, WeakMap<x509.X509Certificate, boolean>>();
+
+/**
+ * Signature checks by the SHA-256 of subject and issuer. @default 4096
+ * Keyed by strings, not objects, so the garbage collector has no weak tables to trace.
+ */
+const maxRememberedSignatures = 4096;
+const signatures = new RecentResults<boolean>(maxRememberedSignatures);
 
 /** Node prints a name one attribute a line; messages show them on one line. */
 function nameText(multiline: string): string {
@@ -65,6 +74,7 @@ function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
     signatureAlgorithm: extensions.signatureAlgorithm,
     pssHash: extensions.pssHash,
     sha256: createHash('sha256').update(der).digest('hex'),
+    publicKey: native.publicKey,
     native,
   };
 }
@@ -79,23 +89,17 @@ export function certificateFacts(certificate: x509.X509Certificate): Certificate
   return facts;
 }
 
-/** True when `issuer`'s public key verifies the signature of `subject` (cached per pair). */
+/** True when `issuer`'s public key verifies the signature of `subject` (remembered per pair). */
 export function isSignedBy(subject: x509.X509Certificate, issuer: x509.X509Certificate): boolean {
-  let byIssuer = signatureCache.get(subject);
-  const cached = byIssuer?.get(issuer);
-  if (cached !== undefined) return cached;
-  let valid: boolean;
-  try {
-    valid = certificateFacts(subject).native.verify(certificateFacts(issuer).native.publicKey);
-  } catch {
-    valid = false;
-  }
-  if (byIssuer === undefined) {
-    byIssuer = new WeakMap();
-    signatureCache.set(subject, byIssuer);
-  }
-  byIssuer.set(issuer, valid);
-  return valid;
+  const signed = certificateFacts(subject);
+  const signer = certificateFacts(issuer);
+  return signatures.remember(`${signed.sha256}:${signer.sha256}`, () => {
+    try {
+      return signed.native.verify(signer.publicKey);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** OID of each purpose. */

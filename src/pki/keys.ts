@@ -101,7 +101,7 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
 export type PublicKeySource = CryptoKey | KeyObject | x509.PublicKey | x509.X509Certificate;
 
 function toKeyObject(source: PublicKeySource): KeyObject {
-  if (source instanceof x509.X509Certificate) return certificateFacts(source).native.publicKey;
+  if (source instanceof x509.X509Certificate) return certificateFacts(source).publicKey;
   if (source instanceof x509.PublicKey) {
     return createPublicKey({ key: Buffer.from(source.rawData), format: 'der', type: 'spki' });
   }

@@ -4,11 +4,11 @@
  * replaced only within its lineage, and the rotation deadline rules. The renewal Job, which
  * writes this Secret routinely, is exempt from the webhook; these rules guard everyone else.
  */
-import { certificateFacts, publicKeysEqual, type x509 } from '../pki/index.ts';
+import { certificateFacts, publicKeysEqual, sha256Fingerprint, type x509 } from '../pki/index.ts';
 import { issuerSecretKeys } from '../secrets/layout.ts';
 import type { Decoded, IssuerState, KeyPairMaterial } from '../secrets/material.ts';
 import { type SecretProblem, secretReasons } from '../secrets/reasons.ts';
-import { fingerprintOf, keyBelongsTo } from './certificate-memo.ts';
+import { keyBelongsTo } from './certificate-memo.ts';
 import { validationCodes } from './codes.ts';
 import { checkDeadline } from './deadline-rules.ts';
 import { type Finding, error, secretPath } from './finding.ts';
@@ -59,7 +59,7 @@ function isView(issuer: DecodedIssuer | undefined): issuer is IssuerView {
 }
 
 function sameCertificate(a: x509.X509Certificate, b: x509.X509Certificate): boolean {
-  return fingerprintOf(a) === fingerprintOf(b);
+  return sha256Fingerprint(a) === sha256Fingerprint(b);
 }
 
 /** Material problems stop the checks: the first of them is returned alone. */

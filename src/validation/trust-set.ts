@@ -4,8 +4,13 @@
  * identity's certificate chain. Pure; the rules that judge a trust set are in trust-rules.ts.
  */
 import type { IdentityMaterial } from '../secrets/material.ts';
-import { certificateFacts, isSignedBy, publicKeysEqual, type x509 } from '../pki/index.ts';
-import { fingerprintOf } from './certificate-memo.ts';
+import {
+  certificateFacts,
+  isSignedBy,
+  publicKeysEqual,
+  sha256Fingerprint,
+  type x509,
+} from '../pki/index.ts';
 
 /** previous-ca.crt while previous-ca-until is ahead of `now`, else nothing. */
 export function previousInForce(
@@ -39,8 +44,8 @@ export function isKnownCa(
   ca: x509.X509Certificate,
   known: readonly x509.X509Certificate[],
 ): boolean {
-  const print = fingerprintOf(ca);
-  return known.some((other) => fingerprintOf(other) === print || isRenewalOf(ca, other));
+  const print = sha256Fingerprint(ca);
+  return known.some((other) => sha256Fingerprint(other) === print || isRenewalOf(ca, other));
 }
 
 /** True when `ca` is a certificate of `chain` or signed one of them (an anchor of the chain). */
@@ -48,9 +53,9 @@ export function anchorsChain(
   ca: x509.X509Certificate,
   chain: readonly x509.X509Certificate[],
 ): boolean {
-  const print = fingerprintOf(ca);
+  const print = sha256Fingerprint(ca);
   return chain.some(
-    (certificate) => fingerprintOf(certificate) === print || isSignedBy(certificate, ca),
+    (certificate) => sha256Fingerprint(certificate) === print || isSignedBy(certificate, ca),
   );
 }
 
@@ -59,8 +64,8 @@ export function sameCertificates(
   a: readonly x509.X509Certificate[],
   b: readonly x509.X509Certificate[],
 ): boolean {
-  const left = new Set(a.map(fingerprintOf));
-  const right = new Set(b.map(fingerprintOf));
+  const left = new Set(a.map(sha256Fingerprint));
+  const right = new Set(b.map(sha256Fingerprint));
   return left.size === right.size && [...left].every((print) => right.has(print));
 }
 
