@@ -161,6 +161,10 @@ function stageTimes(
     agentApply: [],
     toDelivered: [],
     toServedSeen: [],
+    agentPlan: [],
+    agentWrite: [],
+    agentRuntime: [],
+    agentRecord: [],
   };
   const within = (line: LogLine, window: ChangeWindow): boolean =>
     line.at >= window.startedAt - 1 && line.at <= window.servedAt + 1;
@@ -177,8 +181,20 @@ function stageTimes(
     stages.toSlotUpdate?.push(update.at - updateMs - window.startedAt);
     stages.slotUpdate?.push(updateMs);
     stages.toAgentsApplied?.push(lastAgent - update.at);
-    for (const line of agentLines)
-      stages.agentApply?.push(line === undefined ? 0 : numberField(line, 'durationMs'));
+    for (const line of agentLines) {
+      if (line === undefined) continue;
+      stages.agentApply?.push(numberField(line, 'durationMs'));
+      const phases = line.fields.phasesMs;
+      if (typeof phases !== 'object' || phases === null) continue;
+      const phase = (name: string): number => {
+        const value: unknown = (phases as Record<string, unknown>)[name];
+        return typeof value === 'number' ? value : 0;
+      };
+      stages.agentPlan?.push(phase('plan'));
+      stages.agentWrite?.push(phase('write'));
+      stages.agentRuntime?.push(phase('runtime'));
+      stages.agentRecord?.push(phase('record'));
+    }
     if (done !== undefined) stages.toDelivered?.push(done.at - update.at);
     stages.toServedSeen?.push(window.servedAt - lastAgent);
   }

@@ -185,6 +185,11 @@ function rewriteServerLine(line: string, change: ServerChange): string | undefin
   return change.state === 'maint' ? `${bare} disabled` : bare;
 }
 
+function mentionsAny(text: string, names: ReadonlySet<string>): boolean {
+  for (const name of names) if (text.includes(name)) return true;
+  return false;
+}
+
 /**
  * `config` with the slot lines of `changes` rewritten as the template writes a slot (the
  * address in place, a trailing `disabled` for a spare), or undefined when a slot is not a
@@ -203,10 +208,10 @@ export function rewriteServerSlots(
     const text = lines[i] ?? '';
     const first = /^\s*([A-Za-z-]+)(?:\s|$)/.exec(text)?.[1];
     if (first !== undefined && sectionKeywords.has(first)) {
-      proxy =
-        first === 'backend' || first === 'listen'
-          ? literal(splitConfigLine(text).words[1])
-          : undefined;
+      // Only a section line that can name a changed proxy is split into words (the others,
+      // thousands at a thousand backends, cannot hold a slot to rewrite).
+      const named = (first === 'backend' || first === 'listen') && mentionsAny(text, backends);
+      proxy = named ? literal(splitConfigLine(text).words[1]) : undefined;
       continue;
     }
     if (first !== 'server' || proxy === undefined || !backends.has(proxy)) continue;

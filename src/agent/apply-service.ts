@@ -139,6 +139,8 @@ export class ApplyService {
   async #applyRuntimeChange(request: RuntimeChangeRequest): Promise<ApplyOutcome> {
     const started = performance.now();
     const { store, master } = this.#options;
+    // Asked at once, answered while the change is checked (it never throws).
+    const processes = readProcessList(master);
     const held = this.#state.files;
     const base = fileSetDigest(held);
     const applied = held.find((file) => file.path === configFileName);
@@ -200,7 +202,7 @@ export class ApplyService {
     }
     const findings = slotLineFindings(plan.lines);
     if (findings.length > 0) return this.#refused(findings);
-    const reachable = await readProcessList(master);
+    const reachable = await processes;
     if (typeof reachable === 'string') {
       return failure({
         reason: agentReasons.HAProxyUnavailable,
