@@ -9,21 +9,35 @@
  * items. Every parsed item is remembered with its text (a WeakMap), which the incremental
  * `for` (template-fragments.ts) takes as the item's key instead of serialising it again.
  * Items are JSON data (templateContext), so parsing a text gives the object the text was made
- * from, and JSON.stringify of it gives the text back.
+ * from, and JSON.stringify of it gives the text back. An item object is encoded once (the
+ * context's items are never changed after they are made; a backend's item is reused while its
+ * Service is unchanged).
  */
 
 /** A context as sent: a JSON text per list item, one JSON text for any other value. */
 export type EncodedContext = Readonly<Record<string, string | readonly string[]>>;
+
+/** Texts of list items already encoded: items are values nothing changes once made. */
+const itemTexts = new WeakMap<object, string>();
+
+function itemText(item: unknown): string {
+  // As in a JSON array, an undefined item is null.
+  if (item === undefined) return 'null';
+  if (typeof item !== 'object' || item === null) return JSON.stringify(item);
+  let text = itemTexts.get(item);
+  if (text === undefined) {
+    text = JSON.stringify(item);
+    itemTexts.set(item, text);
+  }
+  return text;
+}
 
 export function encodeContext(context: Readonly<Record<string, unknown>>): EncodedContext {
   const encoded: Record<string, string | readonly string[]> = {};
   for (const [name, value] of Object.entries(context)) {
     // undefined is no JSON text: the name is left out, as Liquid reads a missing name.
     if (value === undefined) continue;
-    encoded[name] = Array.isArray(value)
-      ? // As in a JSON array, an undefined item is null.
-        value.map((item: unknown) => (item === undefined ? 'null' : JSON.stringify(item)))
-      : JSON.stringify(value);
+    encoded[name] = Array.isArray(value) ? value.map(itemText) : JSON.stringify(value);
   }
   return encoded;
 }

@@ -116,7 +116,32 @@ function escapeFilterName(engine: Liquid): string {
   return name;
 }
 
-/** The context templates see: the routing model in Liquid's snake_case. */
+type ModelBackend = RoutingModel['backends'][number];
+
+/** Context items of backends, by the model's backend (kept while its Service is unchanged). */
+const backendItems = new WeakMap<ModelBackend, Readonly<Record<string, unknown>>>();
+
+/** A backend as templates see it; the same object for the same model backend. */
+function backendItem(backend: ModelBackend): Readonly<Record<string, unknown>> {
+  let item = backendItems.get(backend);
+  if (item === undefined) {
+    item = {
+      name: backend.name,
+      namespace: backend.namespace,
+      service: backend.service,
+      service_port: backend.servicePort,
+      servers: backend.servers.map((server) => ({ ...server })),
+      slots: backend.slots.map((slot) => ({ ...slot })),
+    };
+    backendItems.set(backend, item);
+  }
+  return item;
+}
+
+/**
+ * The context templates see: the routing model in Liquid's snake_case. Its values are never
+ * changed after they are made (templates only read them), so a backend's item is made once.
+ */
 export function templateContext(
   model: RoutingModel,
   ingressClass: string,
@@ -135,14 +160,7 @@ export function templateContext(
     })),
     exact_map: model.exactMap.map((entry) => ({ ...entry })),
     prefix_map: model.prefixMap.map((entry) => ({ ...entry })),
-    backends: model.backends.map((backend) => ({
-      name: backend.name,
-      namespace: backend.namespace,
-      service: backend.service,
-      service_port: backend.servicePort,
-      servers: backend.servers.map((server) => ({ ...server })),
-      slots: backend.slots.map((slot) => ({ ...slot })),
-    })),
+    backends: model.backends.map(backendItem),
     certificates: model.certificates.map((certificate) => ({
       file: certificate.file,
       secret: certificate.secret,
