@@ -3,6 +3,7 @@ import {
   ContextDecoder,
   encodeContext,
   isEncodedContext,
+  lastingItem,
   parsedFromText,
 } from './context-transfer.ts';
 
@@ -39,16 +40,27 @@ describe('the template context sent to the render process', () => {
     expect(parsedFromText('/a')).toBeUndefined();
   });
 
-  it('parses only the items that are new since the request before', () => {
+  it('parses only the items it has not decoded recently', () => {
     const decoder = new ContextDecoder();
     const first = decoder.decode(encodeContext(contextOf(['/a', '/b']))).routes as unknown[];
     const second = decoder.decode(encodeContext(contextOf(['/b', '/c']))).routes as unknown[];
     expect(second[0]).toBe(first[1]);
     const third = decoder.decode(encodeContext(contextOf(['/c', '/a']))).routes as unknown[];
     expect(third[0]).toBe(second[1]);
-    // /a was last sent two requests ago: parsed again, as equal data.
-    expect(third[1]).not.toBe(first[0]);
-    expect(third[1]).toEqual(first[0]);
+    expect(third[1]).toBe(first[0]);
+    // Many new items: the old ones are dropped and parsed again when they come back.
+    decoder.decode(encodeContext(contextOf(['/d', '/e', '/f', '/g', '/h'])));
+    decoder.decode(encodeContext(contextOf(['/m', '/n', '/o', '/p', '/q'])));
+    const last = decoder.decode(encodeContext(contextOf(['/i', '/j', '/k', '/l', '/a'])))
+      .routes as unknown[];
+    expect(last[4]).not.toBe(first[0]);
+    expect(last[4]).toEqual(first[0]);
+  });
+
+  it('encodes a lasting item once, as JSON.stringify does', () => {
+    const backend = lastingItem({ name: 'app_svc_80', servers: [{ address: '10.0.0.1' }] });
+    const [text] = encodeContext({ backends: [backend] }).backends ?? [];
+    expect(text).toBe(JSON.stringify(backend));
   });
 
   it('encodes an undefined list item as null, as a JSON array does', () => {

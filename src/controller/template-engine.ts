@@ -21,6 +21,7 @@ import { Liquid, Output, type Template } from 'liquidjs';
 import { defaultApplyLimits } from '../agent-api/apply-request.ts';
 import { describeError } from '../errors.ts';
 import type { RoutingModel } from './routing-model.ts';
+import { lastingItem } from './context-transfer.ts';
 import { reusingForTag } from './template-fragments.ts';
 import type { TemplateConfig } from './template-config.ts';
 
@@ -125,14 +126,14 @@ const backendItems = new WeakMap<ModelBackend, Readonly<Record<string, unknown>>
 function backendItem(backend: ModelBackend): Readonly<Record<string, unknown>> {
   let item = backendItems.get(backend);
   if (item === undefined) {
-    item = {
+    item = lastingItem({
       name: backend.name,
       namespace: backend.namespace,
       service: backend.service,
       service_port: backend.servicePort,
       servers: backend.servers.map((server) => ({ ...server })),
       slots: backend.slots.map((slot) => ({ ...slot })),
-    };
+    });
     backendItems.set(backend, item);
   }
   return item;
