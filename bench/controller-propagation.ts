@@ -136,8 +136,9 @@ function numberField(line: LogLine, name: string): number {
  * Where each change's time goes, from the Pods' logs (ISO times in ms; one node, one clock):
  * the API write; write start → the controller's slot update starting (watch event, debounce,
  * snapshot); the slot update; its end → the last agent's runtime apply done (delivery: encode,
- * send, agent apply); the agent apply itself; the last agent done → both replicas seen serving
- * (the bench's poll). p50 of each over the changes whose log lines were all found.
+ * send, agent apply); the agent apply itself and its phases (plan; the runtime commands and the
+ * file writes, concurrent; record); the last agent's log line → both replicas seen serving
+ * (negative: seen serving before the agent had written its files and state). p50 of each over the changes whose log lines were all found.
  */
 function stageTimes(
   windows: readonly ChangeWindow[],
@@ -160,16 +161,20 @@ function stageTimes(
     toAgentsApplied: [],
     agentApply: [],
     toDelivered: [],
-    toServedSeen: [],
+    lastAgentLogToServed: [],
     agentPlan: [],
     agentWrite: [],
     agentRuntime: [],
     agentRecord: [],
   };
+  // A change's lines fall between its start and the next change's (an agent may log after
+  // the bench saw both replicas serve: it answers once its files and state are written).
+  let end = Infinity;
   const within = (line: LogLine, window: ChangeWindow): boolean =>
-    line.at >= window.startedAt - 1 && line.at <= window.servedAt + 1;
+    line.at >= window.startedAt - 1 && line.at < end;
   let found = 0;
-  for (const window of windows) {
+  for (const [index, window] of windows.entries()) {
+    end = windows[index + 1]?.startedAt ?? window.servedAt + 1_000;
     const update = updates.find((line) => within(line, window));
     const agentLines = applied.map((lines) => lines.find((line) => within(line, window)));
     const done = delivered.find((line) => line.at >= (update?.at ?? Infinity));
@@ -196,7 +201,7 @@ function stageTimes(
       stages.agentRecord?.push(phase('record'));
     }
     if (done !== undefined) stages.toDelivered?.push(done.at - update.at);
-    stages.toServedSeen?.push(window.servedAt - lastAgent);
+    stages.lastAgentLogToServed?.push(window.servedAt - lastAgent);
   }
   return {
     changesMatched: found,

@@ -105,6 +105,8 @@ function conflictFailure(conflict: PathConflict, files: readonly DesiredFile[]):
 export class ApplyService {
   readonly #options: ApplyServiceOptions;
   #state: AppliedState;
+  /** The applied haproxy.cfg's text, kept from the last apply (none yet after a start). */
+  #appliedConfig: { readonly digest: string; readonly text: string } | undefined;
   /** The apply in progress; the next one waits for it. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -151,8 +153,8 @@ export class ApplyService {
         `baseDigest ${request.baseDigest} is not the set this agent holds (${applied === undefined ? 'none' : base}, generation ${this.#state.generation}); send the complete set with POST /v1/apply.`,
       );
     }
-    const text = await readFile(store.live(configFileName), 'utf8').catch(() => '');
-    if (digestOf(Buffer.from(text)) !== applied.digest) {
+    const text = await this.#appliedConfigText();
+    if (text === undefined) {
       return this.#runtimeRefused(
         agentReasons.RuntimeBaseMismatch,
         'baseDigest',
@@ -304,7 +306,7 @@ export class ApplyService {
     reachable: ProcessList,
     started: number,
   ): Promise<ApplyOutcome> {
-    const { logger, store } = this.#options;
+    const { logger } = this.#options;
     const configDigest = files.find((file) => file.path === configFileName)?.digest ?? '';
     const read = (path: string): string | undefined =>
       files.find((file) => file.path === path)?.content.toString('utf8');
@@ -343,9 +345,10 @@ export class ApplyService {
     if (!reload.ok) return this.#rollBack(plan, reload);
     const reloaded = performance.now();
     const next = this.#nextState(appliedFiles(files));
-    await writeStateFile(this.#options.stateFile, next);
-    await store.commit();
-    this.#state = next;
+    await this.#record(
+      next,
+      files.find((file) => file.path === configFileName),
+    );
     const durationMs = performance.now() - started;
     logger.info(
       {
@@ -400,12 +403,38 @@ export class ApplyService {
     });
   }
 
+  /**
+   * The applied haproxy.cfg's text: kept from the last apply, or read from disk once after a
+   * start; undefined when nothing was applied or the file on disk is not the applied one.
+   */
+  async #appliedConfigText(): Promise<string | undefined> {
+    const applied = this.#state.files.find((file) => file.path === configFileName);
+    if (applied === undefined) return undefined;
+    if (this.#appliedConfig?.digest === applied.digest) return this.#appliedConfig.text;
+    const text = await readFile(this.#options.store.live(configFileName), 'utf8').catch(() => '');
+    if (digestOf(Buffer.from(text)) !== applied.digest) return undefined;
+    this.#appliedConfig = { digest: applied.digest, text };
+    return text;
+  }
+
+  /** Records a successful apply: the state file, the journal's end, the state and config kept. */
+  async #record(next: AppliedState, config: DesiredFile | undefined): Promise<void> {
+    await writeStateFile(this.#options.stateFile, next);
+    await this.#options.store.commit();
+    this.#state = next;
+    this.#appliedConfig =
+      config === undefined
+        ? undefined
+        : { digest: config.digest, text: config.content.toString('utf8') };
+  }
+
   /** Whether `files` differ from the applied set only in server slots (runtime-changes.ts). */
   async #runtimePlan(files: readonly DesiredFile[], config: DesiredFile): Promise<RuntimePlan> {
-    const applied = this.#state.files.find((file) => file.path === configFileName);
-    if (applied === undefined) return { runtime: false, reason: 'nothing was applied before' };
-    const text = await readFile(this.#options.store.live(configFileName), 'utf8').catch(() => '');
-    if (digestOf(Buffer.from(text)) !== applied.digest) {
+    if (this.#state.files.every((file) => file.path !== configFileName)) {
+      return { runtime: false, reason: 'nothing was applied before' };
+    }
+    const text = await this.#appliedConfigText();
+    if (text === undefined) {
       return { runtime: false, reason: `${configFileName} on disk is not the applied one` };
     }
     return runtimePlan(
@@ -463,9 +492,10 @@ export class ApplyService {
       return undefined;
     }
     const next = this.#nextState(files);
-    await writeStateFile(this.#options.stateFile, next);
-    await store.commit();
-    this.#state = next;
+    await this.#record(
+      next,
+      plan.writes.find((file) => file.path === configFileName),
+    );
     const durationMs = performance.now() - started;
     const configDigest = files.find((file) => file.path === configFileName)?.digest ?? '';
     logger.info(

@@ -21,6 +21,8 @@ import { runtimePlan } from '../../../src/agent-api/runtime-changes.ts';
 import { MasterSocket } from '../../../src/agent/master-socket.ts';
 import { parseProcessList } from '../../../src/agent/process-list.ts';
 import { AgentClient } from '../../../src/controller/agent-client.ts';
+import { AgentDelivery, desiredConfig } from '../../../src/controller/agent-delivery.ts';
+import { ControllerMetrics } from '../../../src/controller/controller-metrics.ts';
 import {
   type AgentApplyResult,
   applyToAgents,
@@ -384,6 +386,64 @@ ${slot === 'spare' ? '  server s1 127.0.0.1:1 disabled' : `  server s1 127.0.0.1
     }
     for (const response of responses(await apply(hidden(1)))) {
       expect(response).toMatchObject({ changed: false });
+    }
+  });
+});
+
+describe("the controller's delivery", () => {
+  it('sends the slots to an agent on the previous set, and the complete set to one that refuses', async () => {
+    const metrics = new ControllerMetrics();
+    const endpoints = replicas.map((replica) => replica.endpoint());
+    const delivery = new AgentDelivery({
+      client,
+      discovery: {
+        endpoints: () => endpoints,
+        start: () => Promise.resolve(),
+        stop: () => Promise.resolve(),
+      },
+      metrics,
+      logger: pino({ level: 'silent' }),
+    });
+    const desire = (text: string): void => {
+      const content = Buffer.from(text);
+      delivery.setDesired(desiredConfig([{ path: 'haproxy.cfg', content }], digestOf(content)));
+    };
+    const requests = async (): Promise<Record<string, number>> =>
+      Object.fromEntries(
+        (
+          (await metrics.registry.getSingleMetric('haptic_runtime_change_requests_total')?.get())
+            ?.values ?? []
+        ).map((sample) => [
+          `${sample.labels.agent ?? ''} ${sample.labels.result ?? ''}`,
+          sample.value,
+        ]),
+      );
+    desire(config([0, 'spare', 'spare', 'spare']));
+    for (const result of await delivery.deliver()) expect(result.ok).toBe(true);
+    // The second replica is moved to another set behind the delivery's back.
+    const [first, second] = replicas;
+    if (first === undefined || second === undefined) throw new Error('two replicas');
+    const [moved] = await applyToAgents(
+      client,
+      [second.endpoint()],
+      encodeApply([
+        { path: 'haproxy.cfg', content: Buffer.from(config([1, 'spare', 'spare', 'spare'])) },
+      ]),
+    );
+    expect(moved?.ok).toBe(true);
+    const next = config([0, 'spare', 1, 'spare']);
+    desire(next);
+    const results = await delivery.deliver();
+    for (const result of results) {
+      expect(result).toMatchObject({ ok: true, response: { changed: true, reloaded: false } });
+    }
+    expect(await requests()).toEqual({
+      [`${first.name} applied`]: 1,
+      [`${second.name} RuntimeBaseMismatch`]: 1,
+    });
+    for (const replica of replicas) {
+      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(next);
+      expect(await answers(replica)).toEqual(new Set(['200 upstream a', '200 upstream b']));
     }
   });
 });
