@@ -5,19 +5,8 @@
  * few fields it does not expose come from a bounded walk over the same DER
  * (der-extensions.ts): no pure-JS ASN.1 decoding, which costs a millisecond or more a
  * certificate. Signatures are checked natively, also cached.
- *
- * The facts are plain data: no native object (X509Certificate, KeyObject) is kept with them.
- * Native objects are freed by weak callbacks inside the garbage collector's pause; kept in
- * caches they die in the old generation, thousands at once, and one full collection then
- * stalled the webhook for over half a second. Made when needed, they die young, a few at a
- * time.
  */
-import {
-  type KeyObject,
-  X509Certificate as NativeCertificate,
-  createHash,
-  createPublicKey,
-} from 'node:crypto';
+import { type KeyObject, X509Certificate as NativeCertificate, createHash } from 'node:crypto';
 import { readDerExtensions } from './der-extensions.ts';
 import { RecentResults } from './recent-results.ts';
 import { x509 } from './x509.ts';
@@ -49,10 +38,9 @@ export interface CertificateFacts {
   readonly pssHash: string | undefined;
   /** SHA-256 of the DER, lower-case hex. */
   readonly sha256: string;
-  /** The certificate's DER. */
-  readonly der: Uint8Array;
-  /** The subject public key as DER SubjectPublicKeyInfo. */
-  readonly spki: Uint8Array;
+  /** The subject public key, one object for every comparison and verification. */
+  readonly publicKey: KeyObject;
+  readonly native: NativeCertificate;
 }
 
 const factsCache = new WeakMap<x509.X509Certificate, CertificateFacts>();
@@ -86,8 +74,8 @@ function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
     signatureAlgorithm: extensions.signatureAlgorithm,
     pssHash: extensions.pssHash,
     sha256: createHash('sha256').update(der).digest('hex'),
-    der,
-    spki: extensions.spki,
+    publicKey: native.publicKey,
+    native,
   };
 }
 
@@ -101,22 +89,13 @@ export function certificateFacts(certificate: x509.X509Certificate): Certificate
   return facts;
 }
 
-/** The certificate's public key as a Node KeyObject (a new one each call). */
-export function publicKeyOf(certificate: x509.X509Certificate): KeyObject {
-  return createPublicKey({
-    key: Buffer.from(certificateFacts(certificate).spki),
-    format: 'der',
-    type: 'spki',
-  });
-}
-
 /** True when `issuer`'s public key verifies the signature of `subject` (remembered per pair). */
 export function isSignedBy(subject: x509.X509Certificate, issuer: x509.X509Certificate): boolean {
   const signed = certificateFacts(subject);
   const signer = certificateFacts(issuer);
   return signatures.remember(`${signed.sha256}:${signer.sha256}`, () => {
     try {
-      return new NativeCertificate(signed.der).verify(publicKeyOf(issuer));
+      return signed.native.verify(signer.publicKey);
     } catch {
       return false;
     }

@@ -5,7 +5,6 @@
  * DER refused.
  */
 import { spawnSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,13 +110,6 @@ describe('certificate facts from native decoding and the DER walk', () => {
         .filter((name) => name.type === 'dns')
         .map((name) => name.value.toLowerCase()),
     });
-  });
-
-  it.each(cases)('read the public key of %s as Node exports it', (_, make) => {
-    const der = make();
-    expect(Buffer.from(readDerExtensions(der).spki)).toEqual(
-      new X509Certificate(der).publicKey.export({ type: 'spki', format: 'der' }),
-    );
   });
 
   it('reads the signature algorithm and the hash of RSA-PSS parameters', () => {

@@ -1,15 +1,13 @@
 /**
  * The few fields of a DER certificate that Node's native X509Certificate does not expose and
  * chain verification reads: the keyUsage bits, basicConstraints (CA flag, path length), the
- * dNSName entries of the subjectAltName, the extended key usage OIDs, the signature
- * algorithm, and the public key's DER. A strict, bounded TLV walk over input OpenSSL has already accepted; anything
+ * dNSName entries of the subjectAltName, the extended key usage OIDs and the signature
+ * algorithm. A strict, bounded TLV walk over input OpenSSL has already accepted; anything
  * malformed throws, so a certificate whose facts decode has every one of these readable.
  */
 
 interface Tlv {
   readonly tag: number;
-  /** Where the TLV begins (its tag). */
-  readonly offset: number;
   /** Start and end (exclusive) of the contents. */
   readonly start: number;
   readonly end: number;
@@ -55,7 +53,7 @@ function readTlv(der: Uint8Array, offset: number, limit: number): Tlv {
   }
   const end = start + length;
   if (end > limit) throw malformed('length beyond its container');
-  return { tag, offset, start, end };
+  return { tag, start, end };
 }
 
 /** The TLVs inside a constructed value. */
@@ -112,8 +110,6 @@ export interface DerExtensions {
   readonly extendedKeyUsages: readonly string[] | undefined;
   /** dNSName entries of the subjectAltName, as written. */
   readonly dnsNames: readonly string[];
-  /** The DER SubjectPublicKeyInfo. */
-  readonly spki: Uint8Array;
   /** OID of the certificate's signature algorithm. */
   readonly signatureAlgorithm: string;
   /** RSA-PSS only: OID of the hash its parameters name, undefined for the default (SHA-1). */
@@ -182,9 +178,6 @@ export function readDerExtensions(der: Uint8Array): DerExtensions {
   const certificate = expectTag(readTlv(der, 0, der.length), tags.sequence, 'Certificate');
   const [tbs, algorithm] = children(der, certificate);
   const tbsFields = children(der, expectTag(tbs, tags.sequence, 'TBSCertificate'));
-  // serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo after [0] version.
-  const versioned = tbsFields[0]?.tag === tags.explicit0 ? 1 : 0;
-  const spki = expectTag(tbsFields[versioned + 5], tags.sequence, 'subjectPublicKeyInfo');
   const [algorithmOid, parameters] = children(
     der,
     expectTag(algorithm, tags.sequence, 'signatureAlgorithm'),
@@ -199,7 +192,6 @@ export function readDerExtensions(der: Uint8Array): DerExtensions {
     dnsNames: [],
     signatureAlgorithm: oidText(der, expectTag(algorithmOid, tags.oid, 'signatureAlgorithm')),
     pssHash: undefined,
-    spki: der.subarray(spki.offset, spki.end),
   };
   if (found.signatureAlgorithm === oids.rsaPss && parameters !== undefined) {
     found.pssHash = pssHash(der, parameters);

@@ -5,7 +5,7 @@
  */
 import { KeyObject, createPrivateKey, createPublicKey, type webcrypto } from 'node:crypto';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import { certificateFacts, publicKeyOf } from './certificate-facts.ts';
+import { certificateFacts } from './certificate-facts.ts';
 import { x509 } from './x509.ts';
 
 /** A Web Crypto key (Node's type; the project compiles without the DOM library). */
@@ -101,7 +101,7 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
 export type PublicKeySource = CryptoKey | KeyObject | x509.PublicKey | x509.X509Certificate;
 
 function toKeyObject(source: PublicKeySource): KeyObject {
-  if (source instanceof x509.X509Certificate) return publicKeyOf(source);
+  if (source instanceof x509.X509Certificate) return certificateFacts(source).publicKey;
   if (source instanceof x509.PublicKey) {
     return createPublicKey({ key: Buffer.from(source.rawData), format: 'der', type: 'spki' });
   }
@@ -111,13 +111,6 @@ function toKeyObject(source: PublicKeySource): KeyObject {
 
 /** True when both sources hold the same public key (a private CryptoKey counts as its public half). */
 export function publicKeysEqual(a: PublicKeySource, b: PublicKeySource): boolean {
-  if (
-    a instanceof x509.X509Certificate &&
-    b instanceof x509.X509Certificate &&
-    Buffer.from(certificateFacts(a).spki).equals(certificateFacts(b).spki)
-  ) {
-    return true;
-  }
   try {
     return toKeyObject(a).equals(toKeyObject(b));
   } catch {

@@ -14,7 +14,7 @@
  *
  * Pure: decisions over parsed certificates and keys.
  */
-import { type KeyObject, X509Certificate } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { certificateFacts, type x509 } from '../pki/index.ts';
 
 /** What to use instead, for every refusal. */
@@ -113,7 +113,7 @@ function refusedSignature(certificate: x509.X509Certificate): string | undefined
  */
 export function chainRefusal(chain: readonly x509.X509Certificate[]): string | undefined {
   for (const [i, certificate] of chain.entries()) {
-    const native = new X509Certificate(certificateFacts(certificate).der);
+    const native = certificateFacts(certificate).native;
     const what =
       i === 0
         ? 'the first certificate of tls.crt'
