@@ -104,10 +104,33 @@ function serverLine(text: string): ServerLine | undefined {
   return { name, ...parsed, disabled, settings: disabled ? rest.slice(0, -1) : rest };
 }
 
+function isSpace(code: number): boolean {
+  return (
+    code === 32 || (code >= 9 && code <= 13) || (code > 127 && /\s/.test(String.fromCharCode(code)))
+  );
+}
+
+function isKeywordCharacter(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 45;
+}
+
+/**
+ * The leading keyword of a line (`^\s*([A-Za-z-]+)(?:\s|$)`), scanned without a regular
+ * expression: at a thousand backends this runs for every line of every runtime change.
+ */
+function firstWord(line: string): string | undefined {
+  let end = 0;
+  while (end < line.length && isSpace(line.charCodeAt(end))) end += 1;
+  const start = end;
+  while (end < line.length && isKeywordCharacter(line.charCodeAt(end))) end += 1;
+  if (end === start || (end < line.length && !isSpace(line.charCodeAt(end)))) return undefined;
+  return line.slice(start, end);
+}
+
 /** The `backend`/`listen` name of the section line `index` is in, or why there is none. */
 function proxyOf(lines: readonly string[], index: number): string | { readonly reason: string } {
   for (let i = index - 1; i >= 0; i -= 1) {
-    const first = /^\s*([A-Za-z-]+)(?:\s|$)/.exec(lines[i] ?? '')?.[1];
+    const first = firstWord(lines[i] ?? '');
     if (first === undefined || !sectionKeywords.has(first)) continue;
     const [, name] = splitConfigLine(lines[i] ?? '').words;
     const proxy = literal(name);
@@ -206,7 +229,7 @@ export function rewriteServerSlots(
   let rewritten = 0;
   for (let i = 0; i < lines.length; i += 1) {
     const text = lines[i] ?? '';
-    const first = /^\s*([A-Za-z-]+)(?:\s|$)/.exec(text)?.[1];
+    const first = firstWord(text);
     if (first !== undefined && sectionKeywords.has(first)) {
       // Only a section line that can name a changed proxy is split into words (the others,
       // thousands at a thousand backends, cannot hold a slot to rewrite).
