@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import { embeddedChartDir, readChartMetadata } from '../render/index.ts';
-import { type EmbeddedChart, compileValuesSchema, isMap } from '../validation/index.ts';
+import { embeddedChartDir, loadValuesSchemaCheck, readChartMetadata } from '../render/index.ts';
+import { type EmbeddedChart, isMap } from '../validation/index.ts';
 
 function readJsonOrYaml(path: string, yaml: boolean): Record<string, unknown> {
   let parsed: unknown;
@@ -35,6 +35,6 @@ export function loadEmbeddedChart(chartDir: string = embeddedChartDir()): Embedd
   return {
     version: readChartMetadata(chartDir).version,
     defaults: readJsonOrYaml(join(chartDir, 'values.yaml'), true),
-    schema: compileValuesSchema(readJsonOrYaml(join(chartDir, 'values.schema.json'), false)),
+    schema: loadValuesSchemaCheck(readJsonOrYaml(join(chartDir, 'values.schema.json'), false)),
   };
 }

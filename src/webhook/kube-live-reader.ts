@@ -9,7 +9,6 @@
  * loaded `KubeConfig` (controller, exec plugins, proxies) gives the same requests through
  * `applyToHTTPSOptions`.
  */
-import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { HapticError, errorCodes } from '../errors.ts';
@@ -17,6 +16,10 @@ import { type KubeAccess, type KubeRequest, kubeAccessOf } from '../kube/kube-ac
 import { kubeStatusError, kubeUnreachableError } from '../kube/status-error.ts';
 import type { SecretObject } from '../validation/index.ts';
 import type { LiveReader } from './release-io.ts';
+
+// Not `import … from 'node:http'`: a module import reads every export, and its WebSocket
+// getters load Node's bundled undici (about 45 ms of preflight's start-up).
+const { request: httpRequest } = process.getBuiltinModule('node:http');
 
 /** Asks the API server for an object's metadata only (a PartialObjectMetadata, no data). */
 const metadataOnly = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
