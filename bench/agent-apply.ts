@@ -7,6 +7,9 @@
  *    against a bare master-socket reload of the same configuration (`reload`, then `show proc`
  *    until a new worker runs, polled at the agent's interval). Runs are interleaved; every
  *    apply changes content so every apply reloads.
+ * 1b. A slot change (an endpoint moved between spare slots), end to end through the client:
+ *    the complete set through `POST /v1/apply` against the slots alone through
+ *    `POST /v1/runtime-change`; both are applied through HAProxy's runtime API.
  * 2. Time from the kubelet's `..data` swap to the new trust in effect: in-process (the
  *    watcher's change), and end to end (the running agent accepting a controller certificate of
  *    a CA that only the new revision trusts, probed with fresh TLS connections).
@@ -27,7 +30,11 @@ import { projectRoot } from '../dev/lib/tools.ts';
 import { getLocal } from '../src/agent/local-client.ts';
 import { MasterSocket } from '../src/agent/master-socket.ts';
 import { parseProcessList } from '../src/agent/process-list.ts';
+import type { RuntimeChangeRequestBody } from '../src/agent-api/api-types.ts';
 import { encodeApply } from '../src/agent-api/apply-encoding.ts';
+import { digestOf } from '../src/agent-api/apply-request.ts';
+import { fileSetDigest } from '../src/agent-api/file-set-digest.ts';
+import { runtimePlan } from '../src/agent-api/runtime-changes.ts';
 import { AgentClient, type BundleFile } from '../src/controller/agent-client.ts';
 import {
   type CertificateAuthority,
@@ -75,7 +82,8 @@ async function identity(
   };
 }
 
-function config(marker: string, httpPort: number): string {
+/** `filled`: the backend whose spare slot s2 holds an endpoint (a runtime change away). */
+function config(marker: string, httpPort: number, filled = -1): string {
   const lines = [
     'global',
     '  default-path config',
@@ -96,16 +104,18 @@ function config(marker: string, httpPort: number): string {
       `backend be_${i}`,
       '  balance roundrobin',
       `  server s1 127.0.0.1:${20_000 + i} check disabled`,
-      `  server s2 127.0.0.2:${20_000 + i} disabled`,
+      i === filled
+        ? `  server s2 127.0.0.3:${20_000 + i}`
+        : `  server s2 127.0.0.2:${20_000 + i} disabled`,
     );
   }
   return `${lines.join('\n')}\n`;
 }
 
-function files(marker: string, httpPort: number): BundleFile[] {
+function files(marker: string, httpPort: number, filled = -1): BundleFile[] {
   const map = Array.from({ length: backends }, (_, i) => `host${i}.example be_${i}`).join('\n');
   return [
-    { path: 'haproxy.cfg', content: Buffer.from(config(marker, httpPort)) },
+    { path: 'haproxy.cfg', content: Buffer.from(config(marker, httpPort, filled)) },
     { path: 'maps/hosts.map', content: Buffer.from(`${map}\n`) },
   ];
 }
@@ -298,6 +308,55 @@ try {
     `  agent phases (median)               ${phaseNames.map((name) => `${name} ${format(stats(phases.map((p) => p[name] ?? NaN)).median)}`).join(', ')}\n`,
   );
 
+  // 1b. Slot changes (an endpoint moves between two backends' spare slots): the complete set
+  // (POST /v1/apply, applied at runtime) against the slots alone (POST /v1/runtime-change),
+  // interleaved, end to end through the client.
+  const marker = `run-${runs - 1}`;
+  const setOf = (set: readonly BundleFile[]) => ({
+    files: set.map((file) => ({ path: file.path, digest: digestOf(file.content) })),
+    config: Buffer.from(set[0]?.content ?? new Uint8Array()).toString('utf8'),
+  });
+  let held = files(marker, httpPort);
+  const slotFull: number[] = [];
+  const slotCompact: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const viaFiles = files(marker, httpPort, 2 * run);
+    let started = performance.now();
+    const full = await client.apply(endpoint, encodeApply(viaFiles));
+    slotFull.push(performance.now() - started);
+    if (!full.ok || full.value.reloaded || (full.value.runtimeChanges ?? 0) === 0) {
+      throw new Error(`slot change ${run} was not a runtime change: ${JSON.stringify(full)}`);
+    }
+    held = viaFiles;
+    const next = files(marker, httpPort, 2 * run + 1);
+    started = performance.now();
+    const [from, to] = [setOf(held), setOf(next)];
+    const plan = runtimePlan(from, to);
+    if (!plan.runtime) throw new Error(plan.reason);
+    const body: RuntimeChangeRequestBody = {
+      baseDigest: fileSetDigest(from.files),
+      resultDigest: fileSetDigest(to.files),
+      changes: plan.changes,
+    };
+    const compact = await client.runtimeChange(endpoint, Buffer.from(JSON.stringify(body)));
+    slotCompact.push(performance.now() - started);
+    if (!compact.ok || compact.value.reloaded) {
+      throw new Error(`runtime change ${run} failed: ${JSON.stringify(compact)}`);
+    }
+    held = next;
+  }
+  const fullStats = stats(slotFull);
+  const compactStats = stats(slotCompact);
+  process.stdout.write(
+    `\nSlot change (an endpoint moved, 2 slots), ${runs} interleaved runs each\n`,
+  );
+  process.stdout.write(
+    `  complete set, POST /v1/apply       median ${format(fullStats.median)}  p90 ${format(fullStats.p90)}\n`,
+  );
+  process.stdout.write(
+    `  slots only, POST /v1/runtime-change  median ${format(compactStats.median)}  p90 ${format(compactStats.p90)}  (runtimePlan and encoding included)\n`,
+  );
+
   // 2a. ..data swap to the watcher's change, in process.
   const swapDir = join(dir, 'swap-tls');
   await writeAtomicProjection(swapDir, await identity(ca, 'agent', 'haptic-agent', [ca]));
@@ -351,7 +410,7 @@ try {
     `  agent accepts the new CA (end to end, ${endToEndTrust.length} swaps)  median ${format(trustStats.median)}  p90 ${format(trustStats.p90)}  (fresh TLS connection per probe)\n`,
   );
   process.stdout.write(
-    `\n${JSON.stringify({ backends, runs, bareReloadMs: bareStats, agentApplyMs: agentStats, endToEndApplyMs: endStats, ratio: agentStats.median / bareStats.median, pairRatioMedian: stats(pairRatios).median, swapToWatcherMs: swapStats, swapToAgentTrustMs: trustStats })}\n`,
+    `\n${JSON.stringify({ backends, runs, bareReloadMs: bareStats, agentApplyMs: agentStats, endToEndApplyMs: endStats, ratio: agentStats.median / bareStats.median, pairRatioMedian: stats(pairRatios).median, slotChangeFullSetMs: fullStats, slotChangeRuntimeMs: compactStats, swapToWatcherMs: swapStats, swapToAgentTrustMs: trustStats })}\n`,
   );
   client.close();
   watcher.close();
