@@ -31,7 +31,7 @@ import {
   renderBundle,
 } from './render-bundle.ts';
 import { endpointUpdate } from './endpoint-update.ts';
-import type { ExcludedIngress, ModelResult } from './routing-model.ts';
+import { type ExcludedIngress, KeptModel, type ModelResult } from './routing-model.ts';
 import { type TemplateConfig, readTemplateConfig } from './template-config.ts';
 import { type TemplateLimits, defaultTemplateLimits } from './template-engine.ts';
 import { TemplateRenderer } from './template-renderer.ts';
@@ -138,6 +138,7 @@ export class ConfigPipeline {
   readonly #checks = new Map<string, CheckResult>();
   readonly #kept: KeptWork = {
     backends: new KeptBackends(),
+    model: new KeptModel(),
     lint: new KeptLint(),
     bytes: new KeptBytes(),
   };

@@ -1,8 +1,10 @@
 /**
  * An admission review rendered incrementally (one pipeline for every review: its render
- * process keeps loop fragments, the pipeline keeps backends and the lint) answers exactly as
- * a review rendered from nothing (a fresh pipeline and render process for each), for random
- * sequences of Ingress creations, changes and deletions over a base state.
+ * process keeps loop fragments, the pipeline keeps the model's sorted lists, backends and the
+ * lint) answers exactly as a review rendered from nothing (a fresh pipeline and render
+ * process for each), for random sequences of Ingress creations, changes (hosts, paths,
+ * default backends, TLS, ingress class) and deletions over a base state of many Ingresses,
+ * so that the model merges the changed Ingress's routes into the kept sorted lists.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +14,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ClusterSnapshot, EndpointSliceView, SecretView } from './cluster-snapshot.ts';
 import { ConfigPipeline } from './config-pipeline.ts';
+import { KeptBackends } from './model-backends.ts';
+import { KeptModel, buildRoutingModel } from './routing-model.ts';
 import { createRoutingReviewer } from './routing-reviewer.ts';
 import { type IngressView, readIngress } from '../validation/ingress-view.ts';
 
@@ -111,6 +115,8 @@ const ingressObject = fc.record({
     { minLength: 1, maxLength: 3 },
   ),
   tls: fc.constantFrom(undefined, 'tls', 'missing'),
+  defaultBackend: fc.constantFrom(undefined, 'web', 'gone'),
+  ingressClass: fc.constantFrom('haptic', 'haptic', 'other'),
 });
 type IngressObject = typeof ingressObject extends fc.Arbitrary<infer T> ? T : never;
 
@@ -124,7 +130,10 @@ function manifest(object: IngressObject): Record<string, unknown> {
       ...(object.created === undefined ? {} : { creationTimestamp: object.created }),
     },
     spec: {
-      ingressClassName: 'haptic',
+      ingressClassName: object.ingressClass,
+      ...(object.defaultBackend === undefined
+        ? {}
+        : { defaultBackend: { service: { name: object.defaultBackend, port: { number: 80 } } } }),
       ...(object.tls === undefined
         ? {}
         : { tls: [{ hosts: [object.host || 'x.example.com'], secretName: object.tls }] }),
@@ -144,10 +153,46 @@ function manifest(object: IngressObject): Record<string, unknown> {
   };
 }
 
+/** The view the watch keeps: undefined for an unreadable Ingress or another class's. */
 function viewOf(object: IngressObject): IngressView | undefined {
   const view = readIngress(manifest(object));
-  return typeof view === 'string' ? undefined : view;
+  return typeof view === 'string' || object.ingressClass !== 'haptic' ? undefined : view;
 }
+
+/**
+ * Ingresses of namespace c that claim nothing the random ones do (hosts of their own), some
+ * older and some newer than those: enough that one Ingress's routes are merged into the
+ * kept sorted lists rather than sorted with them.
+ */
+const filler: readonly IngressView[] = Array.from({ length: 48 }, (_, i) => {
+  const view = readIngress({
+    kind: 'Ingress',
+    metadata: {
+      namespace: 'c',
+      name: `f${String(i)}`,
+      creationTimestamp: `2026-01-${String((i % 28) + 1).padStart(2, '0')}T00:00:00Z`,
+    },
+    spec: {
+      ingressClassName: 'haptic',
+      rules: [
+        {
+          host: `f${String(i % 40)}.example.com`,
+          http: {
+            paths: [
+              {
+                path: i % 3 === 0 ? '/' : `/p${String(i)}`,
+                pathType: i % 2 === 0 ? 'Prefix' : 'Exact',
+                backend: { service: { name: 'web', port: { number: 80 } } },
+              },
+            ],
+          },
+        },
+      ],
+    },
+  });
+  if (typeof view === 'string') throw new Error(view);
+  return view;
+});
 
 const operation = fc.oneof(
   fc.record({ kind: fc.constant('write' as const), object: ingressObject }),
@@ -186,10 +231,14 @@ describe('an incremental admission review', () => {
         fc.array(ingressObject, { maxLength: 4 }),
         fc.array(operation, { minLength: 1, maxLength: 5 }),
         async (initial, operations) => {
-          const ingresses = new Map<string, IngressView>();
+          const ingresses = new Map<string, IngressView>(
+            filler.map((view) => [`${view.namespace}/${view.name}`, view]),
+          );
           const put = (object: IngressObject): void => {
             const view = viewOf(object);
-            if (view !== undefined) ingresses.set(`${object.namespace}/${object.name}`, view);
+            const key = `${object.namespace}/${object.name}`;
+            if (view === undefined) ingresses.delete(key);
+            else ingresses.set(key, view);
           };
           initial.forEach(put);
           for (const step of operations) {
@@ -224,4 +273,49 @@ describe('an incremental admission review', () => {
       { numRuns: 12 },
     );
   }, 240_000);
+
+  it('builds the model a build from nothing builds, from the sorted lists of the last one', () => {
+    const now = new Date('2026-11-29T12:00:00Z');
+    fc.assert(
+      fc.property(
+        fc.array(ingressObject, { maxLength: 6 }),
+        fc.array(operation, { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        (initial, operations, endpointsChange) => {
+          const kept = { keptModel: new KeptModel(), keptBackends: new KeptBackends() };
+          const ingresses = new Map<string, IngressView>(
+            filler.map((view) => [`${view.namespace}/${view.name}`, view]),
+          );
+          const put = (object: IngressObject): void => {
+            const view = viewOf(object);
+            const key = `${object.namespace}/${object.name}`;
+            if (view === undefined) ingresses.delete(key);
+            else ingresses.set(key, view);
+          };
+          initial.forEach(put);
+          let endpointSlices = base.endpointSlices;
+          for (const [i, step] of operations.entries()) {
+            if (step.kind === 'write') put(step.object);
+            else ingresses.delete(`${step.object.namespace}/${step.object.name}`);
+            if (endpointsChange && i % 3 === 2) {
+              // A Service's endpoints change between builds: its backend is built again.
+              endpointSlices = new Map([
+                ...endpointSlices,
+                ['a/idle', [slice('idle', [`10.0.2.${String(i)}`])]],
+              ]);
+            }
+            const snapshot: ClusterSnapshot = {
+              ...base,
+              endpointSlices,
+              ingresses: [...ingresses.values()],
+            };
+            expect(buildRoutingModel(snapshot, { now, ...kept })).toEqual(
+              buildRoutingModel(snapshot, { now }),
+            );
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });

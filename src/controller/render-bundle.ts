@@ -17,7 +17,7 @@ import type { CheckFailureLocation } from './check-failure-locations.ts';
 import type { BundleFile } from './agent-client.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import type { KeptBackends } from './model-backends.ts';
-import { type ModelResult, buildRoutingModel } from './routing-model.ts';
+import { type KeptModel, type ModelResult, buildRoutingModel } from './routing-model.ts';
 import type { TemplateConfig } from './template-config.ts';
 import { type RenderedFile, templateContext } from './template-engine.ts';
 import type { TemplateRenderer } from './template-renderer.ts';
@@ -121,6 +121,7 @@ export class KeptBytes {
 /** Work kept between renders of one pipeline: backends, the lint and bytes of unchanged files. */
 export interface KeptWork {
   readonly backends: KeptBackends;
+  readonly model: KeptModel;
   readonly lint: KeptLint;
   readonly bytes: KeptBytes;
 }
@@ -135,7 +136,7 @@ export function requestModel(
     ...(request.defaultCertificate === undefined
       ? {}
       : { defaultCertificate: request.defaultCertificate }),
-    ...(kept === undefined ? {} : { keptBackends: kept.backends }),
+    ...(kept === undefined ? {} : { keptBackends: kept.backends, keptModel: kept.model }),
   });
 }
 

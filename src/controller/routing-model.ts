@@ -15,7 +15,7 @@ import type { ModelSlot } from './server-slots.ts';
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
 import {
-  type EndpointProblem,
+  type BackendResult,
   type KeptBackends,
   backendName,
   buildBackend,
@@ -29,7 +29,9 @@ import {
   servedHost,
   servedPath,
 } from '../validation/ingress-claims.ts';
-import type { ValidIngress } from '../validation/validate-ingress.ts';
+import type { IngressRoute, ValidIngress } from '../validation/validate-ingress.ts';
+import type { IngressView } from '../validation/ingress-view.ts';
+import { type SortedList, sortedReusing } from './sorted-reuse.ts';
 import { checkedIngress } from './checked-ingress.ts';
 
 export interface ModelRoute {
@@ -123,6 +125,8 @@ export interface ModelOptions {
   readonly now: Date;
   /** Backends kept from earlier builds, reused while their views stay the same objects. */
   readonly keptBackends?: KeptBackends;
+  /** The sorted lists of the previous build, reused where they still hold. */
+  readonly keptModel?: KeptModel;
 }
 
 function compare(a: string, b: string): number {
@@ -138,29 +142,87 @@ function routeOrder(a: ModelRoute, b: ModelRoute): number {
   );
 }
 
-function mapEntries(routes: readonly ModelRoute[]): {
-  exactMap: MapEntry[];
-  prefixMap: MapEntry[];
-} {
-  const exact = new Map<string, string>();
+/** A winning route's exact-map and prefix-map entries, one object each per route. */
+const exactEntries = new WeakMap<ModelRoute, MapEntry>();
+const prefixEntries = new WeakMap<ModelRoute, MapEntry>();
+
+function entryOf(cache: WeakMap<ModelRoute, MapEntry>, route: ModelRoute, key: string): MapEntry {
+  let entry = cache.get(route);
+  if (entry === undefined) {
+    entry = { key, backend: route.backend };
+    cache.set(route, entry);
+  }
+  return entry;
+}
+
+function exactOrder(a: MapEntry, b: MapEntry): number {
+  return compare(a.key, b.key);
+}
+
+function prefixOrder(a: MapEntry, b: MapEntry): number {
+  return b.key.length - a.key.length || compare(a.key, b.key);
+}
+
+/**
+ * The maps of the winning routes (in any order: a claim key has one winner, so an exact key
+ * has at most one Exact and one Prefix route).
+ */
+function mapEntries(
+  routes: Iterable<ModelRoute>,
+  previous: KeptModel | undefined,
+): { exactMap: SortedList<MapEntry>; prefixMap: SortedList<MapEntry> } {
+  const exact = new Map<string, MapEntry>();
+  const prefix: MapEntry[] = [];
   for (const route of routes) {
-    if (route.pathType === 'Exact') exact.set(route.exactKey, route.backend);
+    if (route.pathType === 'Exact')
+      exact.set(route.exactKey, entryOf(exactEntries, route, route.exactKey));
   }
   for (const route of routes) {
-    if (route.pathType === 'Prefix' && !exact.has(route.exactKey)) {
-      exact.set(route.exactKey, route.backend);
+    if (route.pathType !== 'Prefix') continue;
+    if (!exact.has(route.exactKey)) {
+      exact.set(route.exactKey, entryOf(exactEntries, route, route.exactKey));
     }
+    prefix.push(entryOf(prefixEntries, route, route.prefixKey));
   }
-  const prefix = routes
-    .filter((route) => route.pathType === 'Prefix')
-    .map((route) => ({ key: route.prefixKey, backend: route.backend }))
-    .sort((a, b) => b.key.length - a.key.length || compare(a.key, b.key));
   return {
-    exactMap: [...exact.entries()]
-      .sort(([a], [b]) => compare(a, b))
-      .map(([key, backend]) => ({ key, backend })),
-    prefixMap: prefix,
+    exactMap: sortedReusing(exact.values(), previous?.exactMap, exactOrder),
+    prefixMap: sortedReusing(prefix, previous?.prefixMap, prefixOrder),
   };
+}
+
+/** One route an Ingress claims: made once per checked Ingress (checkedIngress keeps it). */
+interface Candidate {
+  readonly key: string;
+  readonly source: IngressRoute;
+  readonly route: ModelRoute;
+}
+
+const candidatesOf = new WeakMap<ValidIngress, readonly Candidate[]>();
+
+function candidates(ingress: ValidIngress): readonly Candidate[] {
+  let list = candidatesOf.get(ingress);
+  if (list === undefined) {
+    const label = objectKey(ingress.namespace, ingress.name);
+    list = ingress.routes.map((route) => {
+      const host = servedHost(route.host);
+      const path = servedPath(route.pathType, route.path);
+      return {
+        key: routeClaimKey(route),
+        source: route,
+        route: {
+          host,
+          pathType: route.pathType,
+          path,
+          exactKey: `${host}${path}`,
+          prefixKey: `${host}${path === '/' ? '/' : `${path}/`}`,
+          backend: backendName(ingress.namespace, route.service),
+          ingress: label,
+        },
+      };
+    });
+    candidatesOf.set(ingress, list);
+  }
+  return list;
 }
 
 /** The Ingresses' routes, each host and path to the oldest Ingress that claims it. */
@@ -169,70 +231,117 @@ function claimRoutes(
   snapshot: ClusterSnapshot,
   warnings: ModelWarning[],
   kept: KeptBackends | undefined,
-): { routes: ModelRoute[]; backends: ModelBackend[] } {
-  const routes = new Map<string, ModelRoute>();
-  const backends = new Map<
-    string,
-    { backend: ModelBackend; problems: readonly EndpointProblem[] }
-  >();
+  previous: KeptModel | undefined,
+): { routes: SortedList<ModelRoute>; backends: SortedList<ModelBackend> } {
+  const holders = new Map<string, string>();
+  const won: ModelRoute[] = [];
+  const backends = new Map<string, BackendResult>();
+  // The last build's backends stand while the Services, EndpointSlices and resolutions do.
+  const built = previous?.built;
+  const earlier =
+    built !== undefined &&
+    built.from.services === snapshot.services &&
+    built.from.endpointSlices === snapshot.endpointSlices &&
+    built.from.fqdnNames === snapshot.fqdnNames
+      ? built.backends
+      : undefined;
   for (const ingress of ingresses) {
     const label = objectKey(ingress.namespace, ingress.name);
     const used = new Set<string>();
-    for (const route of ingress.routes) {
-      const key = routeClaimKey(route);
-      const holder = routes.get(key)?.ingress;
+    for (const { key, source, route } of candidates(ingress)) {
+      const holder = holders.get(key);
       if (holder !== undefined) {
         // A path written twice in one Ingress is served once; another Ingress's is a conflict.
         if (holder === label) continue;
         warnings.push({
           ingress: label,
           reason: ingressEventReasons.IngressConflict,
-          message: `Ingress ${label} claims ${describeRoute(route)} in ${route.field}, which Ingress ${holder} (created earlier) already serves; that path is left out and the rest of ${label} is served. Use another host or path, or remove it from ${holder} first.`,
+          message: `Ingress ${label} claims ${describeRoute(source)} in ${source.field}, which Ingress ${holder} (created earlier) already serves; that path is left out and the rest of ${label} is served. Use another host or path, or remove it from ${holder} first.`,
         });
         continue;
       }
-      const backend = backendName(ingress.namespace, route.service);
+      const backend = route.backend;
       if (!backends.has(backend)) {
         backends.set(
           backend,
-          kept === undefined
-            ? buildBackend(snapshot, ingress.namespace, route.service)
-            : kept.build(snapshot, ingress.namespace, route.service),
+          earlier?.get(backend) ??
+            (kept === undefined
+              ? buildBackend(snapshot, ingress.namespace, source.service)
+              : kept.build(snapshot, ingress.namespace, source.service)),
         );
       }
       used.add(backend);
-      const host = servedHost(route.host);
-      const path = servedPath(route.pathType, route.path);
-      routes.set(key, {
-        host,
-        pathType: route.pathType,
-        path,
-        exactKey: `${host}${path}`,
-        prefixKey: `${host}${path === '/' ? '/' : `${path}/`}`,
-        backend,
-        ingress: label,
-      });
+      holders.set(key, label);
+      won.push(route);
     }
-    for (const name of [...used].sort(compare)) {
+    for (const name of used.size > 1 ? [...used].sort(compare) : used) {
       for (const problem of backends.get(name)?.problems ?? []) {
         warnings.push({ ingress: label, ...problem });
       }
     }
   }
+  if (previous !== undefined) {
+    const { services, endpointSlices, fqdnNames } = snapshot;
+    previous.built = { from: { services, endpointSlices, fqdnNames }, backends };
+  }
   return {
-    routes: [...routes.values()].sort(routeOrder),
-    backends: [...backends.values()]
-      .map(({ backend }) => backend)
-      .sort((a, b) => compare(a.name, b.name)),
+    routes: sortedReusing(won, previous?.routes, routeOrder),
+    backends: sortedReusing(
+      [...backends.values()].map(({ backend }) => backend),
+      previous?.backends,
+      (a, b) => compare(a.name, b.name),
+    ),
   };
+}
+
+/** A served Ingress as the model lists it, one object per checked Ingress. */
+const modelIngresses = new WeakMap<ValidIngress, ModelIngress>();
+
+function modelIngress(ingress: ValidIngress): ModelIngress {
+  let made = modelIngresses.get(ingress);
+  if (made === undefined) {
+    made = { namespace: ingress.namespace, name: ingress.name, annotations: ingress.annotations };
+    modelIngresses.set(ingress, made);
+  }
+  return made;
+}
+
+function byName(
+  a: { namespace: string; name: string },
+  b: { namespace: string; name: string },
+): number {
+  return compare(objectKey(a.namespace, a.name), objectKey(b.namespace, b.name));
+}
+
+/**
+ * The sorted lists of the last model built, from which the next build sorts only what
+ * changed (sorted-reuse.ts): an admission review's state differs from the last one by an
+ * Ingress or two. The result is the same as a build without it.
+ */
+export class KeptModel {
+  order: SortedList<IngressView> | undefined;
+  routes: SortedList<ModelRoute> | undefined;
+  exactMap: SortedList<MapEntry> | undefined;
+  prefixMap: SortedList<MapEntry> | undefined;
+  backends: SortedList<ModelBackend> | undefined;
+  ingresses: SortedList<ModelIngress> | undefined;
+  /** Backends of the last build, by name, while the Services and endpoints stay the same. */
+  built:
+    | {
+        readonly from: Pick<ClusterSnapshot, 'services' | 'endpointSlices' | 'fqdnNames'>;
+        readonly backends: ReadonlyMap<string, BackendResult>;
+      }
+    | undefined;
 }
 
 /** Builds the model; `ingresses` in the snapshot are already filtered to our class. */
 export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptions): ModelResult {
+  const previous = options.keptModel;
   const excluded: ExcludedIngress[] = [];
   const warnings: ModelWarning[] = [];
   const valid: ValidIngress[] = [];
-  for (const view of [...snapshot.ingresses].sort(olderFirst)) {
+  const order = sortedReusing(snapshot.ingresses, previous?.order, olderFirst);
+  for (const view of order.items) {
     const checked = checkedIngress(view);
     if (isProblem(checked)) {
       excluded.push({ namespace: view.namespace, name: view.name, ...checked });
@@ -240,27 +349,36 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
       valid.push(checked);
     }
   }
-  const { routes, backends } = claimRoutes(valid, snapshot, warnings, options.keptBackends);
+  const { routes, backends } = claimRoutes(
+    valid,
+    snapshot,
+    warnings,
+    options.keptBackends,
+    previous,
+  );
+  const maps = mapEntries(routes.members, previous);
   const tls = buildCertificates(valid, snapshot, options);
-  const byName = (a: ValidIngress, b: ValidIngress): number =>
-    compare(objectKey(a.namespace, a.name), objectKey(b.namespace, b.name));
+  const ingresses = sortedReusing(valid.map(modelIngress), previous?.ingresses, byName);
+  if (previous !== undefined) {
+    previous.order = order;
+    previous.routes = routes;
+    previous.exactMap = maps.exactMap;
+    previous.prefixMap = maps.prefixMap;
+    previous.backends = backends;
+    previous.ingresses = ingresses;
+  }
   return {
     model: {
-      routes,
-      ...mapEntries(routes),
-      backends,
+      routes: routes.items,
+      exactMap: maps.exactMap.items,
+      prefixMap: maps.prefixMap.items,
+      backends: backends.items,
       certificates: tls.certificates,
       defaultCertificate: tls.defaultCertificate,
-      ingresses: [...valid].sort(byName).map((ingress) => ({
-        namespace: ingress.namespace,
-        name: ingress.name,
-        annotations: ingress.annotations,
-      })),
+      ingresses: ingresses.items,
     },
     files: tls.files,
-    excluded: [...excluded].sort((a, b) =>
-      compare(objectKey(a.namespace, a.name), objectKey(b.namespace, b.name)),
-    ),
+    excluded: [...excluded].sort(byName),
     warnings: [...warnings, ...tls.warnings],
   };
 }

@@ -118,30 +118,60 @@ function escapeFilterName(engine: Liquid): string {
 }
 
 type ModelBackend = RoutingModel['backends'][number];
+type ModelRoute = RoutingModel['routes'][number];
+type MapEntry = RoutingModel['exactMap'][number];
+type ModelIngress = RoutingModel['ingresses'][number];
 
-/** Context items of backends, by the model's backend (kept while its Service is unchanged). */
-const backendItems = new WeakMap<ModelBackend, Readonly<Record<string, unknown>>>();
-
-/** A backend as templates see it; the same object for the same model backend. */
-function backendItem(backend: ModelBackend): Readonly<Record<string, unknown>> {
-  let item = backendItems.get(backend);
-  if (item === undefined) {
-    item = lastingItem({
-      name: backend.name,
-      namespace: backend.namespace,
-      service: backend.service,
-      service_port: backend.servicePort,
-      servers: backend.servers.map((server) => ({ ...server })),
-      slots: backend.slots.map((slot) => ({ ...slot })),
-    });
-    backendItems.set(backend, item);
-  }
-  return item;
+/**
+ * A context item made once per model object (the model reuses the objects of everything an
+ * update did not change: backends while their Service stands, routes, map entries and
+ * Ingresses while their Ingress does), its JSON text made once with it (lastingItem).
+ */
+function itemCache<K extends object>(
+  make: (key: K) => Readonly<Record<string, unknown>>,
+): (key: K) => Readonly<Record<string, unknown>> {
+  const items = new WeakMap<K, Readonly<Record<string, unknown>>>();
+  return (key) => {
+    let item = items.get(key);
+    if (item === undefined) {
+      item = lastingItem(make(key));
+      items.set(key, item);
+    }
+    return item;
+  };
 }
+
+const backendItem = itemCache((backend: ModelBackend) => ({
+  name: backend.name,
+  namespace: backend.namespace,
+  service: backend.service,
+  service_port: backend.servicePort,
+  servers: backend.servers.map((server) => ({ ...server })),
+  slots: backend.slots.map((slot) => ({ ...slot })),
+}));
+
+const routeItem = itemCache((route: ModelRoute) => ({
+  host: route.host,
+  path: route.path,
+  path_type: route.pathType,
+  exact_key: route.exactKey,
+  prefix_key: route.prefixKey,
+  backend: route.backend,
+  ingress: route.ingress,
+}));
+
+const entryItem = itemCache((entry: MapEntry) => ({ ...entry }));
+
+const ingressItem = itemCache((ingress: ModelIngress) => ({
+  namespace: ingress.namespace,
+  name: ingress.name,
+  annotations: { ...ingress.annotations },
+}));
 
 /**
  * The context templates see: the routing model in Liquid's snake_case. Its values are never
- * changed after they are made (templates only read them), so a backend's item is made once.
+ * changed after they are made (templates only read them), so an item is made once per model
+ * object.
  */
 export function templateContext(
   model: RoutingModel,
@@ -150,28 +180,16 @@ export function templateContext(
   return {
     ingress_class: ingressClass,
     default_certificate: model.defaultCertificate,
-    routes: model.routes.map((route) => ({
-      host: route.host,
-      path: route.path,
-      path_type: route.pathType,
-      exact_key: route.exactKey,
-      prefix_key: route.prefixKey,
-      backend: route.backend,
-      ingress: route.ingress,
-    })),
-    exact_map: model.exactMap.map((entry) => ({ ...entry })),
-    prefix_map: model.prefixMap.map((entry) => ({ ...entry })),
+    routes: model.routes.map(routeItem),
+    exact_map: model.exactMap.map(entryItem),
+    prefix_map: model.prefixMap.map(entryItem),
     backends: model.backends.map(backendItem),
     certificates: model.certificates.map((certificate) => ({
       file: certificate.file,
       secret: certificate.secret,
       hosts: [...certificate.hosts],
     })),
-    ingresses: model.ingresses.map((ingress) => ({
-      namespace: ingress.namespace,
-      name: ingress.name,
-      annotations: { ...ingress.annotations },
-    })),
+    ingresses: model.ingresses.map(ingressItem),
   };
 }
 

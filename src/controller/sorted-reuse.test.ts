@@ -1,0 +1,39 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { sortedReusing } from './sorted-reuse.ts';
+
+const byValue = (a: { v: number }, b: { v: number }): number => a.v - b.v;
+
+describe('sortedReusing', () => {
+  it('equals a sort from nothing, whatever the previous sorted list held', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 2000 }), { minLength: 100, maxLength: 300 }),
+        fc.array(fc.boolean(), { maxLength: 300 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 100 }), { maxLength: 6 }),
+        (values, keep, fresh) => {
+          const objects = values.map((v) => ({ v }));
+          const previous = sortedReusing(objects, undefined, byValue);
+          const current = [
+            ...objects.filter((_, i) => keep[i] !== false),
+            ...fresh.map((v) => ({ v: v * 20 + 0.5 })),
+          ];
+          const sorted = [...current].sort(byValue);
+          expect(sortedReusing(current, previous, byValue).items).toEqual(sorted);
+          expect(sortedReusing(current, undefined, byValue).items).toEqual(sorted);
+        },
+      ),
+    );
+  });
+
+  it('keeps the very objects of the previous list, and the list itself when nothing changed', () => {
+    const a = { v: 1 };
+    const b = { v: 3 };
+    const c = { v: 2 };
+    const previous = sortedReusing([b, a], undefined, byValue);
+    const sorted = sortedReusing([b, a, c], previous, byValue);
+    expect(sorted.items).toEqual([a, c, b]);
+    expect(sorted.items[0]).toBe(a);
+    expect(sortedReusing([a, c, b], sorted, byValue).items).toBe(sorted.items);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * Sorting a list that differs little from one sorted before: the items still present keep
+ * their order from the previous list, and the few new ones are sorted and merged in by the
+ * same order. The result equals sorting `items` from nothing whenever `order` is total on
+ * distinct items (no two distinct items compare equal), which is what callers guarantee.
+ */
+
+/** A sorted list and its members, which the next sort of a similar list starts from. */
+export interface SortedList<T> {
+  readonly items: readonly T[];
+  readonly members: ReadonlySet<T>;
+}
+
+/** A new item per this many kept ones, at most, before merging costs more than sorting. */
+const mergeRatio = 16;
+
+export function sortedReusing<T>(
+  items: Iterable<T>,
+  previous: SortedList<T> | undefined,
+  order: (a: T, b: T) => number,
+): SortedList<T> {
+  const members = new Set(items);
+  if (previous === undefined) return { items: [...members].sort(order), members };
+  const before = previous.members;
+  const added: T[] = [];
+  for (const item of members) if (!before.has(item)) added.push(item);
+  if (added.length === 0 && members.size === before.size) {
+    return { items: previous.items, members };
+  }
+  if (added.length * mergeRatio > members.size) return { items: [...members].sort(order), members };
+  added.sort(order);
+  const result: T[] = [];
+  let next = 0;
+  for (const item of previous.items) {
+    if (!members.has(item)) continue;
+    for (let add = added[next]; add !== undefined && order(add, item) < 0; add = added[next]) {
+      result.push(add);
+      next += 1;
+    }
+    result.push(item);
+  }
+  for (; next < added.length; next += 1) {
+    const add = added[next];
+    if (add !== undefined) result.push(add);
+  }
+  return { items: result, members };
+}
