@@ -5,10 +5,24 @@
  * few fields it does not expose come from a bounded walk over the same DER
  * (der-extensions.ts): no pure-JS ASN.1 decoding, which costs a millisecond or more a
  * certificate. Signatures are checked natively, also cached.
+ *
+ * The facts are plain data: no native object (X509Certificate, KeyObject) is kept with them.
+ * Native objects are freed by weak callbacks inside the garbage collector's pause; kept in
+ * caches they die in the old generation, thousands at once, and one full collection stalled
+ * the webhook for over half a second. The X509Certificate that confirms the DER is dropped
+ * once read, and signatures are checked over the signed bytes with the issuer's
+ * SubjectPublicKeyInfo handed to OpenSSL as DER (signature-check.ts), which makes no
+ * KeyObject at all.
  */
-import { type KeyObject, X509Certificate as NativeCertificate, createHash } from 'node:crypto';
+import {
+  type AsymmetricKeyDetails,
+  type KeyType,
+  X509Certificate as NativeCertificate,
+  createHash,
+} from 'node:crypto';
 import { readDerExtensions } from './der-extensions.ts';
 import { RecentResults } from './recent-results.ts';
+import { type SignedParts, verifySignature } from './signature-check.ts';
 import { x509 } from './x509.ts';
 
 /** Extended key usages the product checks, by name. */
@@ -38,9 +52,22 @@ export interface CertificateFacts {
   readonly pssHash: string | undefined;
   /** SHA-256 of the DER, lower-case hex. */
   readonly sha256: string;
-  /** The subject public key, one object for every comparison and verification. */
-  readonly publicKey: KeyObject;
-  readonly native: NativeCertificate;
+  /** The subject public key as DER SubjectPublicKeyInfo. */
+  readonly spki: Uint8Array;
+  /** OID of its algorithm (1.2.840.10045.2.1 for EC, 1.2.840.113549.1.1.1 for RSA). */
+  readonly spkiAlgorithm: string;
+  /** The subject public key's type and details, as Node's KeyObject reports them. */
+  readonly publicKeyShape: PublicKeyShape;
+  /** OpenSSL's check_issued of the certificate by itself: it names itself as issuer (self-issued). */
+  readonly selfIssued: boolean;
+  /** The signed parts, for signature checks (see signature-check.ts). */
+  readonly signed: SignedParts;
+}
+
+/** What a KeyObject tells about a key without being kept: type and curve or size. */
+export interface PublicKeyShape {
+  readonly asymmetricKeyType?: KeyType | undefined;
+  readonly asymmetricKeyDetails?: AsymmetricKeyDetails | undefined;
 }
 
 const factsCache = new WeakMap<x509.X509Certificate, CertificateFacts>();
@@ -59,8 +86,10 @@ function nameText(multiline: string): string {
 
 function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
   const der = new Uint8Array(certificate.rawData);
+  // Confirms the DER with OpenSSL and reads names and dates; not kept (see above).
   const native = new NativeCertificate(der);
   const extensions = readDerExtensions(der);
+  const publicKey = native.publicKey;
   return {
     subject: nameText(native.subject),
     issuer: nameText(native.issuer),
@@ -74,8 +103,20 @@ function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
     signatureAlgorithm: extensions.signatureAlgorithm,
     pssHash: extensions.pssHash,
     sha256: createHash('sha256').update(der).digest('hex'),
-    publicKey: native.publicKey,
-    native,
+    spki: extensions.spki,
+    spkiAlgorithm: extensions.spkiAlgorithm,
+    publicKeyShape: {
+      asymmetricKeyType: publicKey.asymmetricKeyType,
+      asymmetricKeyDetails: { ...publicKey.asymmetricKeyDetails },
+    },
+    selfIssued: native.checkIssued(native),
+    signed: {
+      der,
+      tbs: extensions.tbs,
+      signature: extensions.signature,
+      signatureAlgorithm: extensions.signatureAlgorithm,
+      algorithmsAgree: extensions.signatureAlgorithmsAgree,
+    },
   };
 }
 
@@ -93,13 +134,9 @@ export function certificateFacts(certificate: x509.X509Certificate): Certificate
 export function isSignedBy(subject: x509.X509Certificate, issuer: x509.X509Certificate): boolean {
   const signed = certificateFacts(subject);
   const signer = certificateFacts(issuer);
-  return signatures.remember(`${signed.sha256}:${signer.sha256}`, () => {
-    try {
-      return signed.native.verify(signer.publicKey);
-    } catch {
-      return false;
-    }
-  });
+  return signatures.remember(`${signed.sha256}:${signer.sha256}`, () =>
+    verifySignature(signed.signed, signer.spki, signer.spkiAlgorithm),
+  );
 }
 
 /** OID of each purpose. */

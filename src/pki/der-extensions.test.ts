@@ -5,12 +5,14 @@
  * DER refused.
  */
 import { spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateFacts } from './certificate-facts.ts';
 import { readDerExtensions } from './der-extensions.ts';
+import { verifySignature } from './signature-check.ts';
 import { x509 } from './x509.ts';
 
 let dir: string;
@@ -85,6 +87,10 @@ const cases: readonly (readonly [string, () => Uint8Array])[] = [
       ),
   ],
   [
+    'an RSA certificate with SHA-256',
+    () => selfSigned('rsa', ['keyUsage=digitalSignature'], ['RSA', 'rsa_keygen_bits:2048']),
+  ],
+  [
     'an Ed25519 certificate',
     () => selfSigned('ed', ['basicConstraints=CA:TRUE'], ['ED25519', ''], []),
   ],
@@ -123,6 +129,71 @@ describe('certificate facts from native decoding and the DER walk', () => {
   });
 });
 
+/** The facts of `der` and whether its own key verifies its signature without a KeyObject. */
+function selfVerified(der: Uint8Array): boolean {
+  const facts = certificateFacts(new x509.X509Certificate(der));
+  return verifySignature(facts.signed, facts.spki, facts.spkiAlgorithm);
+}
+
+/** `der` with the byte at `index` changed. */
+function flipped(der: Uint8Array, index: number): Uint8Array {
+  const copy = Uint8Array.from(der);
+  copy[index] = (copy[index] ?? 0) ^ 0x01;
+  return copy;
+}
+
+describe('signature checks over the signed bytes', () => {
+  it.each(cases)('read the public key of %s as Node exports it', (_, make) => {
+    const der = make();
+    const facts = certificateFacts(new x509.X509Certificate(der));
+    expect(Buffer.from(facts.spki)).toEqual(
+      new X509Certificate(der).publicKey.export({ type: 'spki', format: 'der' }),
+    );
+  });
+
+  it.each(cases)('verify the self-signature of %s as OpenSSL does', (_, make) => {
+    const der = make();
+    const native = new X509Certificate(der);
+    expect(native.verify(native.publicKey)).toBe(true);
+    expect(selfVerified(der)).toBe(true);
+  });
+
+  it('refuse a changed signature and a changed signed field', () => {
+    const der = cases[0]?.[1]() ?? new Uint8Array();
+    const facts = readDerExtensions(der);
+    // The last byte of the signature, then a byte inside the subject's common name.
+    expect(selfVerified(flipped(der, der.length - 1))).toBe(false);
+    const name = Buffer.from(der).indexOf('bare');
+    expect(name).toBeGreaterThan(0);
+    expect(name).toBeLessThan(facts.tbs.byteLength);
+    expect(selfVerified(flipped(der, name))).toBe(false);
+  });
+
+  it("refuse another certificate's key and a key of another family", () => {
+    const ec = certificateFacts(new x509.X509Certificate(cases[1]?.[1]() ?? new Uint8Array()));
+    const other = certificateFacts(new x509.X509Certificate(cases[0]?.[1]() ?? new Uint8Array()));
+    const rsa = certificateFacts(new x509.X509Certificate(cases[4]?.[1]() ?? new Uint8Array()));
+    expect(verifySignature(ec.signed, other.spki, other.spkiAlgorithm)).toBe(false);
+    expect(verifySignature(ec.signed, rsa.spki, rsa.spkiAlgorithm)).toBe(false);
+    // The EC key's bytes passed as if they were an RSA key: refused before OpenSSL reads them.
+    expect(verifySignature(ec.signed, ec.spki, rsa.spkiAlgorithm)).toBe(false);
+    // Bytes that are no key at all.
+    expect(verifySignature(ec.signed, Uint8Array.from([0x30, 0x00]), ec.spkiAlgorithm)).toBe(false);
+  });
+
+  it('refuse a certificate whose outer signature algorithm differs from the signed one', () => {
+    const der = cases[0]?.[1]() ?? new Uint8Array();
+    const facts = readDerExtensions(der);
+    // ecdsa-with-SHA256 (…04 03 02) after the TBSCertificate becomes ecdsa-with-SHA384 (…04 03 03).
+    const sha256 = Buffer.from([0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02]);
+    const outer = Buffer.from(der).indexOf(sha256, facts.tbs.byteLength);
+    expect(outer).toBeGreaterThan(0);
+    const changed = flipped(der, outer + sha256.length - 1);
+    expect(readDerExtensions(changed).signatureAlgorithmsAgree).toBe(false);
+    expect(selfVerified(changed)).toBe(false);
+  });
+});
+
 describe('readDerExtensions on malformed DER', () => {
   const good = (): Uint8Array => selfSigned('good', ['keyUsage=digitalSignature']);
 
@@ -135,6 +206,16 @@ describe('readDerExtensions on malformed DER', () => {
     ],
     ['an indefinite length', () => Uint8Array.from([0x30, 0x80, 0x00, 0x00])],
     ['something other than a SEQUENCE', () => Uint8Array.from([0x04, 0x01, 0x00])],
+    [
+      'a signature with unused bits',
+      () => {
+        const der = good();
+        const { signature } = readDerExtensions(der);
+        const copy = Uint8Array.from(der);
+        copy[der.length - signature.byteLength - 1] = 1;
+        return copy;
+      },
+    ],
   ])('throw for %s', (_, make) => {
     expect(() => readDerExtensions(make())).toThrow(/malformed DER/);
   });

@@ -1,13 +1,16 @@
 /**
  * The few fields of a DER certificate that Node's native X509Certificate does not expose and
  * chain verification reads: the keyUsage bits, basicConstraints (CA flag, path length), the
- * dNSName entries of the subjectAltName, the extended key usage OIDs and the signature
- * algorithm. A strict, bounded TLV walk over input OpenSSL has already accepted; anything
+ * dNSName entries of the subjectAltName, the extended key usage OIDs, the signature
+ * algorithm, and the bytes a signature check needs (the signed TBSCertificate, the signature
+ * value, the SubjectPublicKeyInfo and its algorithm). A strict, bounded TLV walk over input OpenSSL has already accepted; anything
  * malformed throws, so a certificate whose facts decode has every one of these readable.
  */
 
 interface Tlv {
   readonly tag: number;
+  /** Where the TLV begins (its tag). */
+  readonly offset: number;
   /** Start and end (exclusive) of the contents. */
   readonly start: number;
   readonly end: number;
@@ -53,7 +56,7 @@ function readTlv(der: Uint8Array, offset: number, limit: number): Tlv {
   }
   const end = start + length;
   if (end > limit) throw malformed('length beyond its container');
-  return { tag, start, end };
+  return { tag, offset, start, end };
 }
 
 /** The TLVs inside a constructed value. */
@@ -114,6 +117,24 @@ export interface DerExtensions {
   readonly signatureAlgorithm: string;
   /** RSA-PSS only: OID of the hash its parameters name, undefined for the default (SHA-1). */
   readonly pssHash: string | undefined;
+  /** The signed bytes: the whole DER TBSCertificate. */
+  readonly tbs: Uint8Array;
+  /** The signature value (the BIT STRING's bytes; it must have no unused bits). */
+  readonly signature: Uint8Array;
+  /** True when the TBSCertificate names the same signature AlgorithmIdentifier as the outer one (RFC 5280 4.1.1.2). */
+  readonly signatureAlgorithmsAgree: boolean;
+  /** The DER SubjectPublicKeyInfo. */
+  readonly spki: Uint8Array;
+  /** OID of the SubjectPublicKeyInfo's algorithm (1.2.840.10045.2.1 for EC, 1.2.840.113549.1.1.1 for RSA). */
+  readonly spkiAlgorithm: string;
+}
+
+function whole(der: Uint8Array, tlv: Tlv): Uint8Array {
+  return der.subarray(tlv.offset, tlv.end);
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
 function keyUsageFlags(der: Uint8Array, value: Tlv): number {
@@ -173,15 +194,29 @@ function pssHash(der: Uint8Array, parameters: Tlv): string | undefined {
   return oidText(der, expectTag(oid, tags.oid, 'RSA-PSS hash'));
 }
 
-/** Reads the extensions and signature algorithm of a DER certificate. Throws when malformed. */
+/**
+ * Reads the extensions, signature algorithm and signed parts of a DER certificate. Throws
+ * when malformed.
+ */
 export function readDerExtensions(der: Uint8Array): DerExtensions {
   const certificate = expectTag(readTlv(der, 0, der.length), tags.sequence, 'Certificate');
-  const [tbs, algorithm] = children(der, certificate);
-  const tbsFields = children(der, expectTag(tbs, tags.sequence, 'TBSCertificate'));
-  const [algorithmOid, parameters] = children(
+  const [tbs, algorithm, signatureValue, ...extra] = children(der, certificate);
+  if (extra.length > 0) throw malformed('Certificate has more than three fields');
+  const signedPart = expectTag(tbs, tags.sequence, 'TBSCertificate');
+  const outerAlgorithm = expectTag(algorithm, tags.sequence, 'signatureAlgorithm');
+  const tbsFields = children(der, signedPart);
+  const bits = expectTag(signatureValue, tags.bitString, 'signatureValue');
+  if (bits.end === bits.start || der[bits.start] !== 0) throw malformed('signatureValue');
+  // serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo after [0] version.
+  const versioned = tbsFields[0]?.tag === tags.explicit0 ? 1 : 0;
+  const innerAlgorithm = expectTag(tbsFields[versioned + 1], tags.sequence, 'TBS signature');
+  const spki = expectTag(tbsFields[versioned + 5], tags.sequence, 'subjectPublicKeyInfo');
+  const [spkiAlgorithm] = children(der, spki);
+  const [spkiAlgorithmOid] = children(
     der,
-    expectTag(algorithm, tags.sequence, 'signatureAlgorithm'),
+    expectTag(spkiAlgorithm, tags.sequence, 'subjectPublicKeyInfo algorithm'),
   );
+  const [algorithmOid, parameters] = children(der, outerAlgorithm);
   const found: {
     -readonly [K in keyof DerExtensions]: DerExtensions[K];
   } = {
@@ -192,6 +227,14 @@ export function readDerExtensions(der: Uint8Array): DerExtensions {
     dnsNames: [],
     signatureAlgorithm: oidText(der, expectTag(algorithmOid, tags.oid, 'signatureAlgorithm')),
     pssHash: undefined,
+    tbs: whole(der, signedPart),
+    signature: der.subarray(bits.start + 1, bits.end),
+    signatureAlgorithmsAgree: bytesEqual(whole(der, outerAlgorithm), whole(der, innerAlgorithm)),
+    spki: whole(der, spki),
+    spkiAlgorithm: oidText(
+      der,
+      expectTag(spkiAlgorithmOid, tags.oid, 'subjectPublicKeyInfo algorithm'),
+    ),
   };
   if (found.signatureAlgorithm === oids.rsaPss && parameters !== undefined) {
     found.pssHash = pssHash(der, parameters);

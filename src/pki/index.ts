@@ -34,4 +34,4 @@ export {
   verifyChain,
 } from './chain.ts';
 export { certificateFingerprint, sha256Fingerprint } from './fingerprint.ts';
-export { certificateFacts, isSignedBy } from './certificate-facts.ts';
+export { type PublicKeyShape, certificateFacts, isSignedBy } from './certificate-facts.ts';

@@ -87,11 +87,15 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
     );
   }
   let publicKey: CryptoKey | undefined;
+  const privateCryptoKey = privateKey.toCryptoKey(algorithm, true, ['sign']);
   return {
-    privateKey: privateKey.toCryptoKey(algorithm, true, ['sign']),
-    // Derived on first read: checking a Secret needs only the private half.
+    privateKey: privateCryptoKey,
+    // Derived on first read: checking a Secret needs only the private half (and the
+    // KeyObject read from the PEM is not kept for it: one native object less per key).
     get publicKey(): CryptoKey {
-      publicKey ??= createPublicKey(privateKey).toCryptoKey(algorithm, true, ['verify']);
+      publicKey ??= createPublicKey(KeyObject.from(privateCryptoKey)).toCryptoKey(algorithm, true, [
+        'verify',
+      ]);
       return publicKey;
     },
   };
@@ -100,18 +104,37 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
 /** A public key in any of the forms the product holds one (a private key counts as its public half). */
 export type PublicKeySource = CryptoKey | KeyObject | x509.PublicKey | x509.X509Certificate;
 
+/** A made key only lives for one comparison, so it dies young (see certificate-facts.ts). */
 function toKeyObject(source: PublicKeySource): KeyObject {
-  if (source instanceof x509.X509Certificate) return certificateFacts(source).publicKey;
-  if (source instanceof x509.PublicKey) {
-    return createPublicKey({ key: Buffer.from(source.rawData), format: 'der', type: 'spki' });
+  if (source instanceof x509.X509Certificate || source instanceof x509.PublicKey) {
+    return createPublicKey({ key: Buffer.from(spkiOf(source)), format: 'der', type: 'spki' });
   }
   const key = source instanceof KeyObject ? source : KeyObject.from(source);
   return key.type === 'private' ? createPublicKey(key) : key;
 }
 
-/** True when both sources hold the same public key (a private CryptoKey counts as its public half). */
+function spkiOf(source: x509.X509Certificate | x509.PublicKey): Uint8Array {
+  return source instanceof x509.X509Certificate
+    ? certificateFacts(source).spki
+    : new Uint8Array(source.rawData);
+}
+
+/** The DER SubjectPublicKeyInfo of a source, as OpenSSL encodes it. */
+function spkiBytes(source: PublicKeySource): Uint8Array {
+  if (source instanceof x509.X509Certificate || source instanceof x509.PublicKey) {
+    return spkiOf(source);
+  }
+  return toKeyObject(source).export({ type: 'spki', format: 'der' });
+}
+
+/**
+ * True when both sources hold the same public key (a private CryptoKey counts as its public
+ * half). Equal SubjectPublicKeyInfo bytes are the same key; different bytes may still be one
+ * key encoded another way (a compressed EC point), which OpenSSL's comparison decides.
+ */
 export function publicKeysEqual(a: PublicKeySource, b: PublicKeySource): boolean {
   try {
+    if (Buffer.from(spkiBytes(a)).equals(spkiBytes(b))) return true;
     return toKeyObject(a).equals(toKeyObject(b));
   } catch {
     return false;

@@ -14,8 +14,16 @@ import { decodeKeyPair } from './key-pair-secret.ts';
 import type { SecretData } from './layout.ts';
 import type { Decoded, IdentityState, IssuerState, KeyPairMaterial } from './material.ts';
 
-/** Entries kept. @default 512 */
-export const defaultDecoderCapacity = 512;
+/**
+ * Entries kept per kind. @default 32
+ * A handful of Secrets exist (the identities, the issuer, the webhook's and frontends' key
+ * pairs), so repeats of one content are near each other. Kept small on purpose: decoded
+ * material holds native key objects (a private CryptoKey), and an entry evicted soon dies in
+ * the young generation; a large cache of never-repeating contents (a stream of new Secrets)
+ * moved thousands of them into the old generation, where freeing them at once paused the
+ * webhook for over half a second in one full collection.
+ */
+export const defaultDecoderCapacity = 32;
 
 function fingerprint(label: string, data: SecretData): string {
   const hash = createHash('sha256').update(label);

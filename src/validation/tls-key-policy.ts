@@ -14,8 +14,7 @@
  *
  * Pure: decisions over parsed certificates and keys.
  */
-import type { KeyObject } from 'node:crypto';
-import { certificateFacts, type x509 } from '../pki/index.ts';
+import { type PublicKeyShape, certificateFacts, type x509 } from '../pki/index.ts';
 
 /** What to use instead, for every refusal. */
 const fix =
@@ -30,7 +29,7 @@ const curves: Readonly<Record<string, string>> = {
 export const rsaBits = { min: 2048, max: 8192 } as const;
 
 /** The key in words: `an RSA key of 1024 bits`, `an EC key on secp256k1`, `an X25519 key`. */
-export function describeKey(key: KeyObject): string {
+export function describeKey(key: PublicKeyShape): string {
   const type = key.asymmetricKeyType ?? 'unknown';
   const details = key.asymmetricKeyDetails;
   if (type === 'rsa' || type === 'rsa-pss') {
@@ -40,7 +39,7 @@ export function describeKey(key: KeyObject): string {
   return `an ${type.toUpperCase()} key`;
 }
 
-function keyAccepted(key: KeyObject): boolean {
+function keyAccepted(key: PublicKeyShape): boolean {
   const details = key.asymmetricKeyDetails;
   switch (key.asymmetricKeyType) {
     case 'rsa':
@@ -59,7 +58,7 @@ function keyAccepted(key: KeyObject): boolean {
 }
 
 /** Why HAProxy would not (or should not) load this key, or undefined. `what` names it. */
-export function keyRefusal(key: KeyObject, what: string): string | undefined {
+export function keyRefusal(key: PublicKeyShape, what: string): string | undefined {
   if (keyAccepted(key)) return undefined;
   return `${what} is ${describeKey(key)}, which HAProxy does not load here; ${fix}`;
 }
@@ -113,14 +112,14 @@ function refusedSignature(certificate: x509.X509Certificate): string | undefined
  */
 export function chainRefusal(chain: readonly x509.X509Certificate[]): string | undefined {
   for (const [i, certificate] of chain.entries()) {
-    const native = certificateFacts(certificate).native;
+    const facts = certificateFacts(certificate);
     const what =
       i === 0
         ? 'the first certificate of tls.crt'
-        : `certificate ${String(i + 1)} of tls.crt (${native.subject.replace(/\n/g, ', ').slice(0, 120)})`;
-    const key = keyRefusal(native.publicKey, `the key of ${what}`);
+        : `certificate ${String(i + 1)} of tls.crt (${facts.subject.slice(0, 120)})`;
+    const key = keyRefusal(facts.publicKeyShape, `the key of ${what}`);
     if (key !== undefined) return key;
-    if (native.checkIssued(native)) continue;
+    if (facts.selfIssued) continue;
     const signature = refusedSignature(certificate);
     if (signature !== undefined) {
       return `${what} is signed with ${signature}, which HAProxy refuses (OpenSSL security level 2); ${fix}`;
