@@ -7,7 +7,12 @@ import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { readPackageVersion } from '../version.ts';
-import type { Finding, RenderedObjectView, ValidationReport } from '../validation/index.ts';
+import type {
+  Finding,
+  ReleaseIo,
+  RenderedObjectView,
+  ValidationReport,
+} from '../validation/index.ts';
 
 interface PreflightFlags {
   readonly values?: readonly string[];
@@ -120,6 +125,37 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
   const rendering = io.render(values);
   // The speculative render is awaited (or dropped) by the validator; never left unhandled.
   rendering.catch(() => undefined);
+  // The template lint's render process (a second Node) starts while helm renders, not after.
+  const renderProcess = import('../controller/template-renderer.ts').then(
+    ({ startRenderProcess }) => startRenderProcess(),
+  );
+  renderProcess.catch(() => undefined);
+  try {
+    return await checkRelease(flags, { values, io, rendering, subject });
+  } finally {
+    // Unless the lint took it (and stopped it), on every way out: an error or a rejection.
+    await renderProcess.then(
+      (stop) => {
+        stop();
+      },
+      () => undefined,
+    );
+  }
+}
+
+/** What the preflight has started once the values are known. */
+interface Rendering {
+  readonly values: Record<string, unknown>;
+  readonly io: ReleaseIo;
+  readonly rendering: Promise<readonly RenderedObjectView[]>;
+  readonly subject: string;
+}
+
+/** Validates the release helm is rendering, with the live reads and the template lint. */
+async function checkRelease(
+  flags: PreflightFlags,
+  { values, io, rendering, subject }: Rendering,
+): Promise<number> {
   // Loaded while helm renders and while the live reads wait on the API server, not after.
   const linting = import('./template-config-lint.ts');
   const lint = startTemplateLint(rendering, linting);
@@ -133,11 +169,13 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
         );
   opening?.catch(() => undefined);
 
-  const [{ validateRelease }, { loadEmbeddedChart }, { readLiveState }] = await Promise.all([
-    import('../validation/validate-release.ts'),
-    import('../webhook/embedded-chart.ts'),
-    import('../webhook/release-io.ts'),
-  ]);
+  const [{ validateRelease }, { loadEmbeddedChart }, { readLiveState }, { formatReport }] =
+    await Promise.all([
+      import('../validation/validate-release.ts'),
+      import('../webhook/embedded-chart.ts'),
+      import('../webhook/release-io.ts'),
+      import('../validation/format-report.ts'),
+    ]);
   const chart = loadEmbeddedChart(flags.chart);
   const live = await opening;
   const report = await validateRelease(

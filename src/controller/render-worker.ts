@@ -1,12 +1,14 @@
 /**
  * The render process (started by template-renderer.ts, never run by hand): Liquid rendering
  * away from the controller's event loop, under a V8 heap limit the parent sets and a time
- * limit the parent enforces by killing it. It holds no credentials: its environment is empty
- * and it receives only templates and the template context (no certificate or key material).
+ * limit the parent enforces by killing it. It holds no credentials: its environment holds only
+ * the compile cache directory and it receives only templates and the template context (no
+ * certificate or key material).
  *
  * Parsed templates stay warm: a request names its templates with a key (a stored
  * HAProxyTemplateConfig's uid/resourceVersion) and the parse is reused while the key does.
  */
+import { flushCompileCache } from 'node:module';
 import { describeError } from '../errors.ts';
 import { ContextDecoder } from './context-transfer.ts';
 import type { TemplateConfig } from './template-config.ts';
@@ -39,6 +41,13 @@ function main(): void {
     );
     process.exit(2);
   }
+  // The compiled code of its modules is written now: the parent kills this process, so Node's
+  // own write at exit never comes (a no-op without NODE_COMPILE_CACHE).
+  flushCompileCache();
+  // The parent ended (or was killed) before it stopped this process: nothing is left to do.
+  process.on('disconnect', () => {
+    process.exit(0);
+  });
   const engine = createTemplateEngine(limits);
   const parses = new Map<string, ParsedTemplates>();
   const contexts = new ContextDecoder();

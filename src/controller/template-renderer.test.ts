@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTemplateConfig } from './template-config.ts';
 import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
-import { type RenderJob, TemplateRenderer } from './template-renderer.ts';
+import { type RenderJob, TemplateRenderer, startRenderProcess } from './template-renderer.ts';
 
 // Liquid's own memory count is set out of the way: the hard limits are what stops these. The
 // heap is roomy, so the time limit is what a CPU-bound case meets first on any machine; the
@@ -204,5 +207,113 @@ describe('the render process', () => {
       context,
     });
     expect(outcome.ok ? '' : outcome.message).toMatch(/more than an agent accepts in one file/);
+  });
+});
+
+/** The live (not zombie) render processes whose parent is `parent`, from /proc. */
+function renderProcessesOf(parent: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // `pid (comm) state ppid …`: comm may hold spaces, so read after its closing parenthesis.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (ppid === String(parent) && state !== 'Z' && cmdline.includes('render-worker'))
+        found.push(Number(entry));
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return found;
+}
+
+async function until<T>(read: () => T, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('a render process started in advance', () => {
+  it('is the process the next renderer with its limits renders in', async () => {
+    // The shared renderer's process (earlier tests) is left out of the counts.
+    const before = new Set(renderProcessesOf(process.pid));
+    const stop = startRenderProcess(limits);
+    const [spare] = renderProcessesOf(process.pid).filter((pid) => !before.has(pid));
+    expect(spare).toBeDefined();
+    const taker = new TemplateRenderer(limits);
+    try {
+      const outcome = await taker.render({ key: undefined, config: config(template), context });
+      expect(outcome.ok).toBe(true);
+      stop(); // the renderer took it: the stop leaves it alone
+      expect(renderProcessesOf(process.pid)).toContain(spare);
+      expect(renderProcessesOf(process.pid).filter((pid) => !before.has(pid))).toEqual([spare]);
+    } finally {
+      await taker.close();
+    }
+    await until(
+      () => renderProcessesOf(process.pid),
+      (pids) => !pids.includes(spare ?? 0),
+      'the close',
+    );
+  });
+
+  it('is stopped by its stop when no renderer took it, and a renderer with other limits starts its own', async () => {
+    const before = new Set(renderProcessesOf(process.pid));
+    const stop = startRenderProcess(limits);
+    const [spare] = renderProcessesOf(process.pid).filter((pid) => !before.has(pid));
+    // A time limit out of the way: a fresh process starts within it on a busy machine.
+    const other = new TemplateRenderer({ ...limits, heapMb: 256, renderLimitMs: 60_000 });
+    try {
+      const outcome = await other.render({ key: undefined, config: config(template), context });
+      expect(outcome.ok ? '' : outcome.message).toBe('');
+      expect(renderProcessesOf(process.pid).filter((pid) => !before.has(pid))).toHaveLength(2);
+    } finally {
+      await other.close();
+    }
+    stop();
+    await until(
+      () => renderProcessesOf(process.pid),
+      (pids) => !pids.includes(spare ?? 0),
+      'the stop',
+    );
+  });
+
+  it('ends when the process that started it is killed by a signal', async () => {
+    const module = fileURLToPath(new URL('./template-renderer.ts', import.meta.url));
+    const starter = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { startRenderProcess } from ${JSON.stringify(module)}; startRenderProcess(); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: 'ignore' },
+    );
+    const starterPid = starter.pid ?? 0;
+    const exited = new Promise((resolve) => starter.once('exit', resolve));
+    const [spare] = await until(
+      () => renderProcessesOf(starterPid),
+      (pids) => pids.length === 1,
+      'the render process of the starter',
+    );
+    starter.kill('SIGTERM');
+    await exited;
+    await until(
+      () => {
+        try {
+          return readFileSync(`/proc/${String(spare)}/stat`, 'utf8').includes(') Z ');
+        } catch {
+          return true;
+        }
+      },
+      (gone) => gone,
+      'the orphaned render process to end',
+    );
   });
 });

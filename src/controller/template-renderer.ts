@@ -12,6 +12,7 @@
  * overrides them (nodejs/node#43991). A process that runs out of heap takes only itself down.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { getCompileCacheDir } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError } from '../errors.ts';
@@ -61,9 +62,86 @@ interface Running extends Pending {
 
 interface RenderProcess {
   readonly child: ChildProcess;
+  readonly limits: TemplateLimits;
   stderr: string;
   /** The texts of the last successful outcome it sent, by path (it sends changed ones only). */
   readonly received: Map<string, string>;
+}
+
+/**
+ * The render process's whole environment: only the compile cache directory this process uses
+ * (main.js turns it on), so the process skips compiling its modules as the command did. Never
+ * the rest: the environment may hold credentials, and templates are untrusted.
+ */
+function renderProcessEnv(): Record<string, string> {
+  const cacheDir = getCompileCacheDir();
+  return cacheDir === undefined ? {} : { NODE_COMPILE_CACHE: cacheDir };
+}
+
+/** Starts a render process, idle (it keeps nothing alive) until a renderer gives it work. */
+function forkRenderProcess(limits: TemplateLimits): RenderProcess {
+  const workerLimits: RenderWorkerLimits = {
+    parseLimit: limits.parseLimit,
+    renderLimitMs: limits.renderLimitMs,
+    memoryLimit: limits.memoryLimit,
+  };
+  const child = fork(workerFile, [JSON.stringify(workerLimits)], {
+    execArgv: [`--max-old-space-size=${limits.heapMb}`],
+    env: renderProcessEnv(),
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  const renderProcess: RenderProcess = { child, limits, stderr: '', received: new Map() };
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    if (renderProcess.stderr.length < maxStderr) renderProcess.stderr += chunk.slice(0, maxStderr);
+  });
+  child.on('error', (error) => {
+    renderProcess.stderr += describeError(error);
+  });
+  child.unref();
+  child.channel?.unref();
+  return renderProcess;
+}
+
+/** A render process started before any renderer asked for one (`startRenderProcess`). */
+let spare: RenderProcess | undefined;
+
+/**
+ * Starts a render process now, for the next renderer with these limits to take instead of
+ * starting its own: a command that knows it will render (`haptic preflight`) starts it while
+ * it waits on something else, so Node's start-up and the module loading of the process are
+ * not on its path. Returns the stop: it kills the process unless a renderer took it (then the
+ * renderer's `close` does). The process also exits by itself when this one ends (its IPC
+ * channel closes), so a signal or a crash leaves nothing behind.
+ */
+export function startRenderProcess(limits: TemplateLimits = defaultTemplateLimits): () => void {
+  const started = forkRenderProcess(limits);
+  if (spare !== undefined) spare.child.kill('SIGKILL');
+  spare = started;
+  return () => {
+    if (spare !== started) return;
+    spare = undefined;
+    started.child.kill('SIGKILL');
+  };
+}
+
+/** The spare render process, if it runs with exactly these limits and has not exited. */
+function takeSpare(limits: TemplateLimits): RenderProcess | undefined {
+  const taken = spare;
+  if (taken === undefined || !sameLimits(taken.limits, limits)) return undefined;
+  spare = undefined;
+  if (taken.child.exitCode === null && taken.child.signalCode === null) return taken;
+  return undefined;
+}
+
+function sameLimits(a: TemplateLimits, b: TemplateLimits): boolean {
+  return (
+    a.heapMb === b.heapMb &&
+    a.parseLimit === b.parseLimit &&
+    a.renderLimitMs === b.renderLimitMs &&
+    a.memoryLimit === b.memoryLimit
+  );
 }
 
 function failure(field: string, message: string): RenderWorkerOutcome {
@@ -176,24 +254,9 @@ export class TemplateRenderer {
 
   #start(): RenderProcess {
     if (this.#process !== undefined) return this.#process;
-    const limits: RenderWorkerLimits = {
-      parseLimit: this.#limits.parseLimit,
-      renderLimitMs: this.#limits.renderLimitMs,
-      memoryLimit: this.#limits.memoryLimit,
-    };
-    const child = fork(workerFile, [JSON.stringify(limits)], {
-      execArgv: [`--max-old-space-size=${this.#limits.heapMb}`],
-      env: {},
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    const renderProcess: RenderProcess = { child, stderr: '', received: new Map() };
+    const renderProcess = takeSpare(this.#limits) ?? forkRenderProcess(this.#limits);
+    const { child } = renderProcess;
     this.#process = renderProcess;
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => {
-      if (renderProcess.stderr.length < maxStderr)
-        renderProcess.stderr += chunk.slice(0, maxStderr);
-    });
     child.on('message', (value: unknown) => {
       const message = readRenderWorkerMessage(value);
       if (message === undefined) return;
@@ -218,9 +281,6 @@ export class TemplateRenderer {
       } else {
         this.#finish(message.id, outcome.ok ? { ok: true, files } : outcome);
       }
-    });
-    child.on('error', (error) => {
-      renderProcess.stderr += describeError(error);
     });
     child.on('exit', (code, signal) => {
       if (this.#process === renderProcess) this.#process = undefined;
