@@ -19,7 +19,7 @@ import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import type { KeptBackends } from './model-backends.ts';
 import { type KeptModel, type ModelResult, buildRoutingModel } from './routing-model.ts';
 import type { TemplateConfig } from './template-config.ts';
-import { type RenderedFile, templateContext } from './template-engine.ts';
+import { type RenderedFile, contextNames, templateContext } from './template-engine.ts';
 import type { TemplateRenderer } from './template-renderer.ts';
 
 export interface RenderRequest {
@@ -195,7 +195,11 @@ export async function renderBundle(
   const model = requestModel(request, kept);
   const rendered = await renderer.render({
     ...request.templates,
-    context: templateContext(model.model, request.ingressClass),
+    context: templateContext(
+      model.model,
+      request.ingressClass,
+      contextNames(request.templates.config),
+    ),
     ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
   });
   if (!rendered.ok) return { ...rendered, model };

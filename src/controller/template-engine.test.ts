@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { readTemplateConfig } from './template-config.ts';
-import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
+import type { RoutingModel } from './routing-model.ts';
+import {
+  contextNames,
+  createTemplateEngine,
+  parseTemplates,
+  renderTemplates,
+  templateContext,
+} from './template-engine.ts';
 
 function render(template: string, context: Record<string, unknown> = {}) {
   const config = readTemplateConfig({
@@ -63,5 +70,59 @@ describe('the template sandbox', () => {
       spec: { haproxyConfig: { template: 'x' }, maps: { '../../etc/passwd': { template: 'x' } } },
     });
     expect('message' in config ? config.field : '').toBe('spec.maps.../../etc/passwd');
+  });
+});
+
+describe('the context names a configuration reads', () => {
+  const configOf = (template: string) => {
+    const config = readTemplateConfig({
+      kind: 'HAProxyTemplateConfig',
+      metadata: { namespace: 'haptic', name: 'haptic' },
+      spec: { haproxyConfig: { template } },
+    });
+    if ('message' in config) throw new Error(config.message);
+    return config;
+  };
+  const model: RoutingModel = {
+    routes: [
+      {
+        host: 'a.example.com',
+        pathType: 'Prefix',
+        path: '/',
+        exactKey: 'a.example.com/',
+        prefixKey: 'a.example.com/',
+        backend: 'a_web_80',
+        ingress: 'a/one',
+      },
+    ],
+    exactMap: [{ key: 'a.example.com/', backend: 'a_web_80' }],
+    prefixMap: [{ key: 'a.example.com/', backend: 'a_web_80' }],
+    backends: [],
+    certificates: [],
+    defaultCertificate: null,
+    ingresses: [{ namespace: 'a', name: 'one', annotations: { x: 'y' } }],
+  };
+
+  it.each([
+    '{% for r in routes %}{{ r.host }} {{ exact_map.size }}{% endfor %}',
+    '{% for e in prefix_map %}{% for i in ingresses %}{{ e.key }}{{ i.name }}{% endfor %}{% endfor %}',
+    '{% assign n = ingress_class | upcase %}{{ n }}{% if default_certificate %}x{% endif %}',
+    '{% capture c %}{{ certificates.size }}{% endcapture %}{{ c }}{{ routes[0]["host"] }}',
+  ])('renders %j with only the names it reads as with all of them', (template) => {
+    const names = contextNames(configOf(template));
+    expect(names).toBeDefined();
+    const all = templateContext(model, 'haptic');
+    const some = templateContext(model, 'haptic', names);
+    expect(Object.keys(some).length).toBeLessThan(Object.keys(all).length);
+    expect(render(template, some)).toBe(render(template, all));
+    expect(render(template, all)).not.toMatch(/failed/);
+  });
+
+  it.each([
+    ['a computed name', '{% assign n = "routes" %}{{ [n].size }}'],
+    ['a computed loop list', '{% assign n = "routes" %}{% for r in [n] %}{{ r.host }}{% endfor %}'],
+    ['a template that does not parse', '{% for r in routes %}'],
+  ])('is unknown (every name is sent) for %s', (_, template) => {
+    expect(contextNames(configOf(template))).toBeUndefined();
   });
 });

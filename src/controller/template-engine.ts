@@ -168,29 +168,82 @@ const ingressItem = itemCache((ingress: ModelIngress) => ({
   annotations: { ...ingress.annotations },
 }));
 
-/**
- * The context templates see: the routing model in Liquid's snake_case. Its values are never
- * changed after they are made (templates only read them), so an item is made once per model
- * object.
- */
-export function templateContext(
-  model: RoutingModel,
-  ingressClass: string,
-): Record<string, unknown> {
-  return {
-    ingress_class: ingressClass,
-    default_certificate: model.defaultCertificate,
-    routes: model.routes.map(routeItem),
-    exact_map: model.exactMap.map(entryItem),
-    prefix_map: model.prefixMap.map(entryItem),
-    backends: model.backends.map(backendItem),
-    certificates: model.certificates.map((certificate) => ({
+/** The context's names, each a function of the model (and the class name). */
+const contextValues: Readonly<
+  Record<string, (model: RoutingModel, ingressClass: string) => unknown>
+> = {
+  ingress_class: (_, ingressClass) => ingressClass,
+  default_certificate: (model) => model.defaultCertificate,
+  routes: (model) => model.routes.map(routeItem),
+  exact_map: (model) => model.exactMap.map(entryItem),
+  prefix_map: (model) => model.prefixMap.map(entryItem),
+  backends: (model) => model.backends.map(backendItem),
+  certificates: (model) =>
+    model.certificates.map((certificate) => ({
       file: certificate.file,
       secret: certificate.secret,
       hosts: [...certificate.hosts],
     })),
-    ingresses: model.ingresses.map(ingressItem),
-  };
+  ingresses: (model) => model.ingresses.map(ingressItem),
+};
+
+/**
+ * The context templates see: the routing model in Liquid's snake_case. Its values are never
+ * changed after they are made (templates only read them), so an item is made once per model
+ * object. With `names` (contextNames), only those: a name no template reads is neither made
+ * nor sent to the render process.
+ */
+export function templateContext(
+  model: RoutingModel,
+  ingressClass: string,
+  names?: ReadonlySet<string>,
+): Record<string, unknown> {
+  const context: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(contextValues)) {
+    if (names === undefined || names.has(name)) context[name] = value(model, ingressClass);
+  }
+  return context;
+}
+
+/** An engine for static analysis only (contextNames); it renders nothing. */
+let analysisEngine: Liquid | undefined;
+const namesOf = new WeakMap<TemplateConfig, ReadonlySet<string> | undefined>();
+
+/**
+ * A `[` that starts a variable's name (`{{ [name] }}`, `{% for x in [name] %}`) rather than
+ * indexing one (`list[0]`, `map[key]`): the name is computed when rendering, so no static
+ * analysis knows it. Matched in the text of Liquid's tags and outputs; a match inside a
+ * string literal only makes the answer more cautious.
+ */
+const computedRoot = /(?:^|[^\w\])])\[/;
+const liquidMarkup = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g;
+
+/**
+ * The context names the templates of `config` can read (Liquid's static analysis of every
+ * file), or undefined when that cannot be known (a name computed when rendering, a template
+ * that does not parse): then every name is sent, as a template may read any of them.
+ */
+export function contextNames(config: TemplateConfig): ReadonlySet<string> | undefined {
+  if (namesOf.has(config)) return namesOf.get(config);
+  let names: Set<string> | undefined = new Set<string>();
+  try {
+    analysisEngine ??= createTemplateEngine();
+    for (const file of config.files) {
+      const markup = file.template.match(liquidMarkup) ?? [];
+      if (markup.some((text) => computedRoot.test(text.slice(2, -2)))) {
+        names = undefined;
+        break;
+      }
+      for (const name of analysisEngine.globalVariablesSync(analysisEngine.parse(file.template))) {
+        names.add(name);
+      }
+    }
+  } catch {
+    // The render process reports the template's own error; here it only means "all names".
+    names = undefined;
+  }
+  namesOf.set(config, names);
+  return names;
 }
 
 /** Parsed templates of one HAProxyTemplateConfig, reused while it does not change. */
