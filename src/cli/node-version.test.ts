@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { enginesNode, nodeVersionProblem } from './node-version.ts';
+import { enginesNode, nodeVersionProblem, takesPortableCompileCache } from './node-version.ts';
 
 const manifest: unknown = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
@@ -51,5 +51,14 @@ describe('nodeVersionProblem', () => {
     ['not an object', 'text'],
   ])('reads %s as no range', (_, value) => {
     expect(enginesNode(value)).toBe('');
+  });
+});
+
+describe('takesPortableCompileCache', () => {
+  it('is true from Node 24.12 on, where enableCompileCache takes an options object', () => {
+    expect(takesPortableCompileCache('22.19.0')).toBe(false);
+    expect(takesPortableCompileCache('24.11.1')).toBe(false);
+    expect(takesPortableCompileCache('24.12.0')).toBe(true);
+    expect(takesPortableCompileCache('25.0.0')).toBe(true);
   });
 });

@@ -48,3 +48,11 @@ export function nodeVersionProblem(found: string, range: string): string | undef
   if (!older(version, lowest)) return undefined;
   return `haptic needs Node ≥ ${spell(lowest)} (found v${found}): use .tools/bin/node or put .tools/bin on PATH`;
 }
+
+/**
+ * Whether `found` takes `enableCompileCache({ directory, portable })` (Node 24.12 on; an older
+ * Node takes only the directory).
+ */
+export function takesPortableCompileCache(found: string): boolean {
+  return !older(found.split('.').map(Number), [24, 12]);
+}

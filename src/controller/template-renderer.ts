@@ -69,13 +69,16 @@ interface RenderProcess {
 }
 
 /**
- * The render process's whole environment: only the compile cache directory this process uses
- * (main.js turns it on), so the process skips compiling its modules as the command did. Never
+ * The render process's whole environment: only the compile cache this process uses (main.js
+ * turns it on), so the process skips compiling its modules as the command did. Never
  * the rest: the environment may hold credentials, and templates are untrusted.
  */
 function renderProcessEnv(): Record<string, string> {
   const cacheDir = getCompileCacheDir();
-  return cacheDir === undefined ? {} : { NODE_COMPILE_CACHE: cacheDir };
+  // Portable as main.js turns it on: entries keyed by paths relative to the directory.
+  return cacheDir === undefined
+    ? {}
+    : { NODE_COMPILE_CACHE: cacheDir, NODE_COMPILE_CACHE_PORTABLE: '1' };
 }
 
 /** Starts a render process, idle (it keeps nothing alive) until a renderer gives it work. */
