@@ -23,7 +23,7 @@ import {
 import { readDerExtensions } from './der-extensions.ts';
 import { RecentResults } from './recent-results.ts';
 import { type SignedParts, verifySignature } from './signature-check.ts';
-import { x509 } from './x509.ts';
+import type { x509 } from './x509.ts';
 
 /** Extended key usages the product checks, by name. */
 export type Purpose = 'serverAuth' | 'clientAuth';
@@ -141,8 +141,8 @@ export function isSignedBy(subject: x509.X509Certificate, issuer: x509.X509Certi
 
 /** OID of each purpose. */
 export const purposeOids = {
-  serverAuth: x509.ExtendedKeyUsage.serverAuth,
-  clientAuth: x509.ExtendedKeyUsage.clientAuth,
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
 } as const satisfies Record<Purpose, string>;
 
 /** True when a dNSName pattern (exact, or `*.` + parent for exactly one leftmost label) covers `name`. */

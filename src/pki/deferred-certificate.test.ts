@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeferredCertificate } from './deferred-certificate.ts';
+import { deferredCertificate } from './deferred-certificate.ts';
 import { issueCa, issueLeaf } from './generate.ts';
 import { x509 } from './x509.ts';
 
@@ -16,13 +16,13 @@ const der = new Uint8Array(leaf.certificate.rawData);
 
 describe('DeferredCertificate', () => {
   it('keeps the DER as given and encodes it to the same PEM', () => {
-    const deferred = new DeferredCertificate(der);
+    const deferred = deferredCertificate(der);
     expect(new Uint8Array(deferred.rawData)).toEqual(der);
     expect(deferred.toString('pem')).toBe(leaf.certificate.toString('pem'));
   });
 
   it('reads every @peculiar/x509 field as an eager decoding does', async () => {
-    const deferred = new DeferredCertificate(der);
+    const deferred = deferredCertificate(der);
     const eager = new x509.X509Certificate(der);
     expect(deferred).toBeInstanceOf(x509.X509Certificate);
     expect(deferred.subject).toBe(eager.subject);
@@ -40,7 +40,7 @@ describe('DeferredCertificate', () => {
 
   it('does not share the caller’s buffer', () => {
     const bytes = new Uint8Array(der);
-    const deferred = new DeferredCertificate(bytes);
+    const deferred = deferredCertificate(bytes);
     bytes.fill(0);
     expect(new Uint8Array(deferred.rawData)).toEqual(der);
     expect(deferred.subject).toBe(leaf.certificate.subject);

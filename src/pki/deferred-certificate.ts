@@ -6,41 +6,62 @@
  * to PEM reads only the DER. Readers of @peculiar's fields (names, dates, extensions,
  * signing) get them as from `new x509.X509Certificate(der)`, parsed once when first read.
  */
-import { AsnConvert } from '@peculiar/asn1-schema';
-import { Certificate } from '@peculiar/asn1-x509';
+import type * as AsnSchema from '@peculiar/asn1-schema';
+import type * as AsnX509 from '@peculiar/asn1-x509';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { requirePeculiar } from './peculiar-loader.ts';
 import { x509 } from './x509.ts';
 
-/** What the base constructor stores until the first read replaces it; never read itself. */
-const unparsed = new Certificate();
+type Deferred = new (der: Uint8Array) => x509.X509Certificate;
 
-export class DeferredCertificate extends x509.X509Certificate {
-  readonly #der: ArrayBuffer;
+let deferredClass: Deferred | undefined;
 
-  /** `der` must be a certificate Node's X509Certificate accepts; it is kept as given. */
-  constructor(der: Uint8Array) {
-    super(unparsed);
-    const copy = new Uint8Array(der);
-    this.#der = copy.buffer;
-    let structure: Certificate | undefined;
-    Object.defineProperty(this, 'asn', {
-      get: () => (structure ??= parseStructure(copy)),
-    });
-  }
-
-  override get rawData(): ArrayBuffer {
-    return this.#der;
-  }
+/**
+ * The certificate `der` (which must be one Node's X509Certificate accepts; it is kept as
+ * given). The class is defined on first use, since it extends @peculiar/x509's (x509.ts).
+ */
+export function deferredCertificate(der: Uint8Array): x509.X509Certificate {
+  deferredClass ??= defineDeferredCertificate();
+  return new deferredClass(der);
 }
 
-function parseStructure(der: Uint8Array): Certificate {
-  try {
-    return AsnConvert.parse(der, Certificate);
-  } catch (error) {
-    throw new HapticError(
-      errorCodes.PKI_CERTIFICATE_INVALID,
-      `A certificate OpenSSL decoded cannot be decoded into its ASN.1 fields (${describeError(error)}); reissue it.`,
-      { cause: error },
-    );
+function defineDeferredCertificate(): Deferred {
+  const { AsnConvert } = requirePeculiar('@peculiar/asn1-schema') as typeof AsnSchema;
+  const { Certificate } = requirePeculiar('@peculiar/asn1-x509') as typeof AsnX509;
+  /** What the base constructor stores until the first read replaces it; never read itself. */
+  const unparsed = new Certificate();
+
+  function parseStructure(der: Uint8Array): AsnX509.Certificate {
+    try {
+      return AsnConvert.parse(der, Certificate);
+    } catch (error) {
+      throw unparsable(error);
+    }
   }
+
+  return class DeferredCertificate extends x509.X509Certificate {
+    readonly #der: ArrayBuffer;
+
+    constructor(der: Uint8Array) {
+      super(unparsed);
+      const copy = new Uint8Array(der);
+      this.#der = copy.buffer;
+      let structure: AsnX509.Certificate | undefined;
+      Object.defineProperty(this, 'asn', {
+        get: () => (structure ??= parseStructure(copy)),
+      });
+    }
+
+    override get rawData(): ArrayBuffer {
+      return this.#der;
+    }
+  };
+}
+
+function unparsable(error: unknown): HapticError {
+  return new HapticError(
+    errorCodes.PKI_CERTIFICATE_INVALID,
+    `A certificate OpenSSL decoded cannot be decoded into its ASN.1 fields (${describeError(error)}); reissue it.`,
+    { cause: error },
+  );
 }

@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { certificateFacts } from './certificate-facts.ts';
-import { DeferredCertificate } from './deferred-certificate.ts';
+import { deferredCertificate } from './deferred-certificate.ts';
 import { RecentResults } from './recent-results.ts';
-import { x509 } from './x509.ts';
+import type { x509 } from './x509.ts';
 
 /** Largest PEM input accepted: the size limit of a Kubernetes Secret. */
 export const maxPemBytes = 1024 * 1024;
@@ -51,7 +51,7 @@ function decodeDer(der: Uint8Array, position: string): x509.X509Certificate {
   const key = createHash('sha256').update(der).digest('base64');
   try {
     return recentCertificates.remember(key, () => {
-      const certificate = new DeferredCertificate(der);
+      const certificate = deferredCertificate(der);
       // Node's native parser confirms the DER and the facts the product reads are decoded
       // once (cached), so none of them can throw later.
       certificateFacts(certificate);

@@ -1,10 +1,6 @@
 /**
- * The one way into @peculiar/x509: installs the metadata shim its dependency injection needs
- * and points it at Node's WebCrypto. Every module imports x509 from here, never directly.
+ * The one way into @peculiar/x509: every module uses `x509` from here, never the package
+ * directly. Its exports load the package on first use (peculiar-x509.ts), so importing
+ * src/pki costs nothing of it.
  */
-import './reflect-metadata.ts';
-import * as x509 from '@peculiar/x509';
-
-x509.cryptoProvider.set(globalThis.crypto);
-
-export { x509 };
+export * as x509 from './peculiar-x509.ts';
