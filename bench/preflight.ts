@@ -57,7 +57,7 @@ try {
     [
       // The compile cache main.js turns on, so the two differ only in what they register.
       `import nodeModule from 'node:module';`,
-      `nodeModule.enableCompileCache(${JSON.stringify(join(projectRoot, 'node_modules/.cache/haptic'))});`,
+      `nodeModule.enableCompileCache({ directory: ${JSON.stringify(join(projectRoot, 'node_modules/.cache/haptic'))}, portable: true });`,
       `const { Command } = await import(${JSON.stringify(join(projectRoot, 'node_modules/commander/index.js'))});`,
       `const { registerPreflightCommand } = await import(${JSON.stringify(join(projectRoot, 'dist/cli/preflight-command.js'))});`,
       `const program = new Command('haptic');`,
