@@ -69,6 +69,32 @@ describe('loops that reuse fragments', () => {
     expect(reusing).toEqual(plain);
   });
 
+  it('render as Liquid does around a loop that emits kept texts directly: offset continue, empty lists and else, non-lists, null items, a shadowed variable', () => {
+    const template = [
+      '{% for r in routes %}{{ r.host }};{% endfor %}|',
+      '{% for r in routes offset: continue %}{{ r.host }};{% endfor %}|',
+      '{% for r in empty %}{{ r.host }}{% else %}none{% endfor %}|',
+      '{% for c in text %}[{{ c }}]{% endfor %}|',
+      '{% for r in map %}{{ r[0] }}{% endfor %}|',
+      '{% for r in routes %}{% for r in r.paths %}{{ r }},{% endfor %}{% endfor %}|',
+      '{% for r in nulls %}{{ r.host }}.{% endfor %}',
+    ].join('');
+    const context = (hosts: readonly string[]) => ({
+      routes: hosts.map((host) => ({ host, paths: [`/${host}`] })),
+      empty: [],
+      text: 'abc',
+      map: { k: 1 },
+      nulls: [null, { host: 'n' }],
+    });
+    const { reusing, plain } = renderBothWays(template, [
+      context(['a', 'b']),
+      context(['a', 'c', 'b']),
+      context([]),
+    ]);
+    expect(reusing[1]).toBe('a;c;b;||none|[abc]|k|/a,/c,/b,|.n.');
+    expect(reusing).toEqual(plain);
+  });
+
   it('charge the memory units of a reused body again, failing where a full render fails, with the same message', () => {
     // Each body allocates through split and join; the second render's items are all seen,
     // but together they use more than the limit.

@@ -37,8 +37,10 @@ import {
   type Template,
   type Parser,
   type TopLevelToken,
+  TypeGuards,
   Value,
   analyzeSync,
+  evalToken,
 } from 'liquidjs';
 import { parsedFromText } from './context-transfer.ts';
 
@@ -139,23 +141,41 @@ class KeptBody implements Template {
     this.#liquid = liquid;
   }
 
-  *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+  /** The first use in a render keeps the last render's fragments as the previous ones. */
+  #begin(ctx: Context): void {
     if (!this.#renders.has(ctx)) {
       this.#renders.add(ctx);
       this.#previous = this.#current;
       this.#current = new Map();
     }
+  }
+
+  /**
+   * Emits the kept text of the item in scope, as `render` does for it; false (nothing
+   * emitted or charged) when `render` would render the body.
+   */
+  emitKept(ctx: Context, emitter: Emitter): boolean {
+    this.#begin(ctx);
+    const key = itemKey(ctx, this.#variable);
+    return key !== undefined && this.#emit(ctx, key, emitter);
+  }
+
+  #emit(ctx: Context, key: string, emitter: Emitter): boolean {
+    const kept = this.#current.get(key) ?? this.#previous.get(key);
+    if (kept === undefined || !this.#charge(ctx, kept.units)) return false;
+    this.#current.set(key, kept);
+    emitter.write(kept.text);
+    return true;
+  }
+
+  *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+    this.#begin(ctx);
     const key = itemKey(ctx, this.#variable);
     if (key === undefined) {
       yield this.#liquid.renderer.renderTemplates(this.#templates, ctx, emitter);
       return;
     }
-    const kept = this.#current.get(key) ?? this.#previous.get(key);
-    if (kept !== undefined && this.#charge(ctx, kept.units)) {
-      this.#current.set(key, kept);
-      emitter.write(kept.text);
-      return;
-    }
+    if (this.#emit(ctx, key, emitter)) return;
     const limiter = ctx.memoryLimit;
     let units = 0;
     ctx.memoryLimit = new Proxy(limiter, {
@@ -194,14 +214,57 @@ class KeptBody implements Template {
   }
 }
 
-/** The `for` tag with reusable bodies; registered in place of Liquid's own. */
+/**
+ * The `for` tag with reusable bodies; registered in place of Liquid's own. A loop over a
+ * variable's list without parameters (no `limit`, `offset`, `reversed`) whose body is
+ * reusable emits each kept item's text directly, without Liquid's per-item machinery (a
+ * scope, a `forloop` object the body does not read, a render of the body list); what it
+ * does for every item is what Liquid's `for` does: check the render time limit, then
+ * render the body, which emits the kept text or renders it. It sets the `offset: continue`
+ * register as Liquid's `for` does. Any other loop is Liquid's own.
+ */
 export function reusingForTag(escapeFilter: string): typeof ForTag {
   return class ReusingForTag extends ForTag {
+    readonly #body: KeptBody | undefined;
+
     constructor(token: TagToken, remainTokens: TopLevelToken[], liquid: Liquid, parser: Parser) {
       super(token, remainTokens, liquid, parser);
       if (this.templates.length > 0 && bodyIsPure(this.templates, this.variable, escapeFilter)) {
-        this.templates = [new KeptBody(token, this.templates, this.variable, liquid)];
+        const body = new KeptBody(token, this.templates, this.variable, liquid);
+        this.templates = [body];
+        if (
+          TypeGuards.isPropertyAccessToken(this.collection) &&
+          Object.keys(this.hash.hash).length === 0
+        ) {
+          this.#body = body;
+        }
       }
+    }
+
+    override *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+      const body = this.#body;
+      // A variable's value: reading it again (Liquid's own loop, below) changes nothing.
+      const collection: unknown = body === undefined ? [] : yield evalToken(this.collection, ctx);
+      if (body === undefined || !Array.isArray(collection) || collection.length === 0) {
+        yield super.render(ctx, emitter);
+        return;
+      }
+      const items: readonly unknown[] = collection;
+      ctx.setRegister(`continue-${this.variable}-${this.collection.getText()}`, items.length);
+      const scope: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      ctx.push(scope);
+      try {
+        for (const item of items) {
+          ctx.renderLimit.check(performance.now());
+          scope[this.variable] = item;
+          if (!body.emitKept(ctx, emitter)) {
+            yield this.liquid.renderer.renderTemplates(this.templates, ctx, emitter);
+          }
+        }
+      } finally {
+        ctx.pop();
+      }
+      ctx.continueCalled = ctx.breakCalled = false;
     }
   };
 }
