@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,6 +35,17 @@ describe('loadValuesSchemaCheck', () => {
       expect(kept(values)).toEqual(reference(values));
       expect(compiled(values)).toEqual(reference(values));
     }
+  });
+
+  it('names the files it requires relative to the directory, so the kept file moves with the installation', () => {
+    const dir = cacheDir();
+    loadValuesSchemaCheck(chartSchema(), dir);
+    const [name = ''] = readdirSync(dir);
+    const code = readFileSync(join(dir, name), 'utf8');
+    const required = [...code.matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1]);
+    expect(required.length).toBeGreaterThan(0);
+    for (const path of required)
+      expect(path).toMatch(/^\.\.\/.*\/ajv\/dist\/runtime\/[a-z0-9]+\.js$/);
   });
 
   it('loads the kept validator instead of compiling', () => {

@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import nodeModule, { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import {
@@ -42,19 +42,27 @@ export function defaultValidatorCacheDir(): string | undefined {
 
 /**
  * ajv's standalone code requires its runtime helpers by package name; resolved to this
- * installation's absolute paths, the kept file loads from wherever the cache directory is.
+ * installation's files by paths relative to the cache directory, the kept file loads wherever
+ * the cache directory is, and still does when the installation moves with it (a cache written
+ * where the image is assembled, read in the installed tree).
  */
-function withResolvedRequires(code: string): string {
+function withResolvedRequires(dir: string, code: string): string {
   return code.replace(
     /require\("(ajv\/dist\/runtime\/[a-z0-9]+)"\)/g,
-    (_, name: string) => `require(${JSON.stringify(requireHere.resolve(name))})`,
+    (_, name: string) => `require(${JSON.stringify(relativeTo(dir, requireHere.resolve(name)))})`,
   );
+}
+
+/** `file` as a relative specifier (`./…` or `../…`) from `dir`. */
+function relativeTo(dir: string, file: string): string {
+  const path = relative(dir, file);
+  return path.startsWith('../') ? path : `./${path}`;
 }
 
 function cacheFile(dir: string, schema: object): string {
   const key = createHash('sha256')
     .update(validatorCodeIdentity())
-    .update(requireHere.resolve('ajv'))
+    .update(relativeTo(dir, requireHere.resolve('ajv')))
     .update(JSON.stringify(schema))
     .digest('hex')
     .slice(0, 32);
@@ -66,7 +74,7 @@ function keep(dir: string, file: string, code: string): void {
   try {
     mkdirSync(dir, { recursive: true });
     const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, withResolvedRequires(code), { mode: 0o644 });
+    writeFileSync(partial, withResolvedRequires(dir, code), { mode: 0o644 });
     renameSync(partial, file);
   } catch {
     // Read-only or full: the next process compiles again, as without a cache.
