@@ -246,9 +246,10 @@ function claimRoutes(
       ? built.backends
       : undefined;
   for (const ingress of ingresses) {
-    const label = objectKey(ingress.namespace, ingress.name);
-    const used = new Set<string>();
+    // Backends of won routes whose endpoints have problems, told to this Ingress by name.
+    let troubled: string[] | undefined;
     for (const { key, source, route } of candidates(ingress)) {
+      const label = route.ingress;
       const holder = holders.get(key);
       if (holder !== undefined) {
         // A path written twice in one Ingress is served once; another Ingress's is a conflict.
@@ -260,21 +261,23 @@ function claimRoutes(
         });
         continue;
       }
-      const backend = route.backend;
-      if (!backends.has(backend)) {
-        backends.set(
-          backend,
-          earlier?.get(backend) ??
-            (kept === undefined
-              ? buildBackend(snapshot, ingress.namespace, source.service)
-              : kept.build(snapshot, ingress.namespace, source.service)),
-        );
+      const name = route.backend;
+      let backend = backends.get(name);
+      if (backend === undefined) {
+        backend =
+          earlier?.get(name) ??
+          (kept === undefined
+            ? buildBackend(snapshot, ingress.namespace, source.service)
+            : kept.build(snapshot, ingress.namespace, source.service));
+        backends.set(name, backend);
       }
-      used.add(backend);
+      if (backend.problems.length > 0) (troubled ??= []).push(name);
       holders.set(key, label);
       won.push(route);
     }
-    for (const name of used.size > 1 ? [...used].sort(compare) : used) {
+    if (troubled === undefined) continue;
+    const label = objectKey(ingress.namespace, ingress.name);
+    for (const name of [...new Set(troubled)].sort(compare)) {
       for (const problem of backends.get(name)?.problems ?? []) {
         warnings.push({ ingress: label, ...problem });
       }
