@@ -18,7 +18,7 @@ import {
   type AsymmetricKeyDetails,
   type KeyType,
   X509Certificate as NativeCertificate,
-  createHash,
+  hash,
 } from 'node:crypto';
 import { readDerExtensions } from './der-extensions.ts';
 import { RecentResults } from './recent-results.ts';
@@ -102,7 +102,7 @@ function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
     dnsNames: extensions.dnsNames.map((name) => name.toLowerCase()),
     signatureAlgorithm: extensions.signatureAlgorithm,
     pssHash: extensions.pssHash,
-    sha256: createHash('sha256').update(der).digest('hex'),
+    sha256: hash('sha256', der, 'hex'),
     spki: extensions.spki,
     spkiAlgorithm: extensions.spkiAlgorithm,
     publicKeyShape: {

@@ -88,6 +88,10 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
   }
   let publicKey: CryptoKey | undefined;
   const privateCryptoKey = privateKey.toCryptoKey(algorithm, true, ['sign']);
+  publicHalves.set(
+    privateCryptoKey,
+    createPublicKey(privateKey).export({ type: 'spki', format: 'der' }),
+  );
   return {
     privateKey: privateCryptoKey,
     // Derived on first read: checking a Secret needs only the private half (and the
@@ -100,6 +104,13 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
     },
   };
 }
+
+/**
+ * The SubjectPublicKeyInfo of every private key decodePrivateKey made, read while its
+ * KeyObject is at hand: a key match then compares bytes and makes no KeyObject (each one is a
+ * native handle the garbage collector frees in its pause).
+ */
+const publicHalves = new WeakMap<CryptoKey, Uint8Array>();
 
 /** A public key in any of the forms the product holds one (a private key counts as its public half). */
 export type PublicKeySource = CryptoKey | KeyObject | x509.PublicKey | x509.X509Certificate;
@@ -124,7 +135,8 @@ function spkiBytes(source: PublicKeySource): Uint8Array {
   if (source instanceof x509.X509Certificate || source instanceof x509.PublicKey) {
     return spkiOf(source);
   }
-  return toKeyObject(source).export({ type: 'spki', format: 'der' });
+  const known = source instanceof KeyObject ? undefined : publicHalves.get(source);
+  return known ?? toKeyObject(source).export({ type: 'spki', format: 'der' });
 }
 
 /**

@@ -6,7 +6,7 @@
  * throws when they are read. @peculiar/x509's own view is parsed on first use
  * (deferred-certificate.ts).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { certificateFacts } from './certificate-facts.ts';
 import { deferredCertificate } from './deferred-certificate.ts';
@@ -48,7 +48,8 @@ const recentCertificates = new RecentResults<x509.X509Certificate>(maxRemembered
 
 /** Decodes one DER certificate and reads every field once, so later reads cannot throw. */
 function decodeDer(der: Uint8Array, position: string): x509.X509Certificate {
-  const key = createHash('sha256').update(der).digest('base64');
+  // One-shot hashing: no Hash object, which is another native handle for the collector.
+  const key = hash('sha256', der, 'base64');
   try {
     return recentCertificates.remember(key, () => {
       const certificate = deferredCertificate(der);

@@ -6,7 +6,7 @@
  * material is immutable, so a bounded cache keyed by a hash of the bytes is safe. Chain
  * verification then also reuses its per-certificate caches.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { RecentResults } from '../pki/recent-results.ts';
 import { decodeIdentitySecret } from './identity-secret.ts';
 import { decodeIssuerSecret } from './issuer-secret.ts';
@@ -26,14 +26,14 @@ import type { Decoded, IdentityState, IssuerState, KeyPairMaterial } from './mat
 export const defaultDecoderCapacity = 32;
 
 function fingerprint(label: string, data: SecretData): string {
-  const hash = createHash('sha256').update(label);
+  const parts = [label];
   for (const key of Object.keys(data).sort()) {
     const value = data[key];
     if (value === undefined) continue;
-    hash.update('\0').update(key).update('\0');
-    hash.update(typeof value === 'string' ? value : Buffer.from(value).toString('base64'));
+    parts.push(key, typeof value === 'string' ? value : Buffer.from(value).toString('base64'));
   }
-  return hash.digest('base64');
+  // One text hashed at once: no Hash object, which is another native handle for the collector.
+  return hash('sha256', parts.join('\0'), 'base64');
 }
 
 export class SecretDecoder {
