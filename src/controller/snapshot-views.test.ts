@@ -28,6 +28,31 @@ describe('SnapshotViews', () => {
     expect(third.get('app/b')?.[0]?.endpoints).toEqual([{ addresses: ['10.0.1.9'], ready: true }]);
   });
 
+  it('gives the previous map of slice lists, Services and Secrets while every entry stands, and a new one when one changes, comes or goes', () => {
+    const views = new SnapshotViews();
+    const a1 = slice('a', 'a-1', '10.0.0.1');
+    const b1 = slice('b', 'b-1', '10.0.1.1');
+    const first = views.endpointSlices([a1, b1]);
+    expect(views.endpointSlices([a1, b1])).toBe(first);
+    const moved = views.endpointSlices([a1, slice('b', 'b-1', '10.0.1.2')]);
+    expect(moved).not.toBe(first);
+    expect(views.endpointSlices([a1])).not.toBe(moved);
+    const service = (name: string): V1Service => ({
+      metadata: { namespace: 'app', name },
+      spec: { ports: [{ name: 'http', port: 80 }] },
+    });
+    const web = service('web');
+    const services = views.services([web]);
+    expect(views.services([web])).toBe(services);
+    expect(views.services([service('web')])).not.toBe(services);
+    const secret = { metadata: { namespace: 'app', name: 'tls' }, data: {} };
+    const secrets = views.secrets([secret]);
+    expect(views.secrets([secret])).toBe(secrets);
+    expect(views.secrets([secret, { metadata: { namespace: 'app', name: 'other' } }])).not.toBe(
+      secrets,
+    );
+  });
+
   it('leaves out slices of no Service and reads readiness as the API means it', () => {
     const views = new SnapshotViews();
     const orphan = slice('x', 'x-1', '10.0.0.1');

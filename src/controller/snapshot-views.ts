@@ -4,6 +4,9 @@
  * while the object stands shares it. A Service's list of EndpointSlice views is shared too
  * while its slices stand, and FQDN resolutions while no answer changed — the identities
  * KeptBackends compares, so a backend is built again only when its own objects changed.
+ * The maps of Services, slice lists and Secrets are the previous ones while all their
+ * entries stand, so a routing model built from a snapshot with only Ingresses changed
+ * reuses the last build's backends as a whole (routing-model.ts, KeptModel).
  */
 import type { V1EndpointSlice, V1Ingress, V1Secret, V1Service } from '@kubernetes/client-node';
 import type {
@@ -60,12 +63,21 @@ function sameItems<T>(a: readonly T[] | undefined, b: readonly T[]): boolean {
   return a !== undefined && a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
+/** `made`, or `kept` when it maps the very same keys to the very same values. */
+function sameMap<K, V>(kept: ReadonlyMap<K, V> | undefined, made: Map<K, V>): ReadonlyMap<K, V> {
+  if (kept === undefined || kept.size !== made.size) return made;
+  for (const [key, value] of made) if (kept.get(key) !== value) return made;
+  return kept;
+}
+
 export class SnapshotViews {
   readonly #ingresses = new WeakMap<V1Ingress, IngressView | string>();
-  readonly #services = new WeakMap<V1Service, ServiceView>();
+  readonly #serviceViews = new WeakMap<V1Service, ServiceView>();
   readonly #slices = new WeakMap<V1EndpointSlice, EndpointSliceView>();
   readonly #secrets = new WeakMap<V1Secret, SecretView>();
-  #sliceLists = new Map<string, readonly EndpointSliceView[]>();
+  #sliceLists: ReadonlyMap<string, readonly EndpointSliceView[]> = new Map();
+  #services: ClusterSnapshot['services'] | undefined;
+  #secretViews: ClusterSnapshot['secrets'] | undefined;
   #resolutions: ReadonlyMap<string, NameResolution> | undefined;
 
   /** The Ingress's view, or why it cannot be read (readIngress). */
@@ -73,17 +85,27 @@ export class SnapshotViews {
     return cached(this.#ingresses, ingress, readIngress);
   }
 
+  /** Service views by `namespace/name`; the previous map while every view stands. */
   services(services: readonly V1Service[]): ClusterSnapshot['services'] {
-    return new Map(
-      services.map((service) => {
-        const view = cached(this.#services, service, serviceView);
-        return [objectKey(view.namespace, view.name), view] as const;
-      }),
+    this.#services = sameMap(
+      this.#services,
+      new Map(
+        services.map((service) => {
+          const view = cached(this.#serviceViews, service, serviceView);
+          return [objectKey(view.namespace, view.name), view] as const;
+        }),
+      ),
     );
+    return this.#services;
   }
 
-  /** EndpointSlice views by `namespace/service`; a Service's list is shared while it stands. */
-  endpointSlices(slices: readonly V1EndpointSlice[]): Map<string, readonly EndpointSliceView[]> {
+  /**
+   * EndpointSlice views by `namespace/service`; a Service's list is shared while it stands,
+   * and the previous map while every list does.
+   */
+  endpointSlices(
+    slices: readonly V1EndpointSlice[],
+  ): ReadonlyMap<string, readonly EndpointSliceView[]> {
     const lists = new Map<string, EndpointSliceView[]>();
     for (const slice of slices) {
       if (slice.metadata?.labels?.['kubernetes.io/service-name'] === undefined) continue;
@@ -98,17 +120,22 @@ export class SnapshotViews {
       const kept = this.#sliceLists.get(key);
       shared.set(key, kept !== undefined && sameItems(kept, views) ? kept : views);
     }
-    this.#sliceLists = shared;
-    return shared;
+    this.#sliceLists = sameMap(this.#sliceLists, shared);
+    return this.#sliceLists;
   }
 
+  /** Secret views by `namespace/name`; the previous map while every view stands. */
   secrets(secrets: readonly V1Secret[]): ClusterSnapshot['secrets'] {
-    return new Map(
-      secrets.map((secret) => {
-        const view = cached(this.#secrets, secret, secretView);
-        return [objectKey(view.namespace, view.name), view] as const;
-      }),
+    this.#secretViews = sameMap(
+      this.#secretViews,
+      new Map(
+        secrets.map((secret) => {
+          const view = cached(this.#secrets, secret, secretView);
+          return [objectKey(view.namespace, view.name), view] as const;
+        }),
+      ),
     );
+    return this.#secretViews;
   }
 
   /** `resolutions`, or the previous map when it holds the very same answers. */
