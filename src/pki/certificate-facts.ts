@@ -56,10 +56,6 @@ export interface CertificateFacts {
   readonly spki: Uint8Array;
   /** OID of its algorithm (1.2.840.10045.2.1 for EC, 1.2.840.113549.1.1.1 for RSA). */
   readonly spkiAlgorithm: string;
-  /** The subject public key's type and details, as Node's KeyObject reports them. */
-  readonly publicKeyShape: PublicKeyShape;
-  /** OpenSSL's check_issued of the certificate by itself: it names itself as issuer (self-issued). */
-  readonly selfIssued: boolean;
   /** The signed parts, for signature checks (see signature-check.ts). */
   readonly signed: SignedParts;
 }
@@ -86,10 +82,10 @@ function nameText(multiline: string): string {
 
 function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
   const der = new Uint8Array(certificate.rawData);
-  // Confirms the DER with OpenSSL and reads names and dates; not kept (see above).
+  // Confirms the DER with OpenSSL and reads names and dates; not kept (see above). Its public
+  // key is not read here: every KeyObject is one more native handle to free.
   const native = new NativeCertificate(der);
   const extensions = readDerExtensions(der);
-  const publicKey = native.publicKey;
   return {
     subject: nameText(native.subject),
     issuer: nameText(native.issuer),
@@ -105,11 +101,6 @@ function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
     sha256: hash('sha256', der, 'hex'),
     spki: extensions.spki,
     spkiAlgorithm: extensions.spkiAlgorithm,
-    publicKeyShape: {
-      asymmetricKeyType: publicKey.asymmetricKeyType,
-      asymmetricKeyDetails: { ...publicKey.asymmetricKeyDetails },
-    },
-    selfIssued: native.checkIssued(native),
     signed: {
       der,
       tbs: extensions.tbs,
@@ -128,6 +119,40 @@ export function certificateFacts(certificate: x509.X509Certificate): Certificate
     factsCache.set(certificate, facts);
   }
   return facts;
+}
+
+/** What chainRefusal (src/validation/tls-key-policy.ts) reads natively, by the certificate's SHA-256. */
+export interface KeyDetails {
+  /** The subject public key's type and details; no type when OpenSSL cannot read the key. */
+  readonly publicKey: PublicKeyShape;
+  /** OpenSSL's check_issued of the certificate by itself: it names itself as issuer (self-issued). */
+  readonly selfIssued: boolean;
+}
+
+/** Key details remembered. @default 1024 */
+const maxRememberedKeyDetails = 1024;
+const keyDetailsCache = new RecentResults<KeyDetails>(maxRememberedKeyDetails);
+
+/**
+ * The key details of a certificate, read natively when first asked for (only the frontend
+ * TLS policy asks; the webhook's Secret review does not) and remembered as plain data.
+ */
+export function keyDetails(certificate: x509.X509Certificate): KeyDetails {
+  const facts = certificateFacts(certificate);
+  return keyDetailsCache.remember(facts.sha256, () => {
+    const native = new NativeCertificate(facts.signed.der);
+    let publicKey: PublicKeyShape;
+    try {
+      const key = native.publicKey;
+      publicKey = {
+        asymmetricKeyType: key.asymmetricKeyType,
+        asymmetricKeyDetails: { ...key.asymmetricKeyDetails },
+      };
+    } catch {
+      publicKey = {};
+    }
+    return { publicKey, selfIssued: native.checkIssued(native) };
+  });
 }
 
 /** True when `issuer`'s public key verifies the signature of `subject` (remembered per pair). */

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { certificateFacts } from './certificate-facts.ts';
+import { certificateFacts, keyDetails } from './certificate-facts.ts';
 import { readDerExtensions } from './der-extensions.ts';
 import { verifySignature } from './signature-check.ts';
 import { x509 } from './x509.ts';
@@ -191,6 +191,34 @@ describe('signature checks over the signed bytes', () => {
     const changed = flipped(der, outer + sha256.length - 1);
     expect(readDerExtensions(changed).signatureAlgorithmsAgree).toBe(false);
     expect(selfVerified(changed)).toBe(false);
+  });
+});
+
+describe('key details read natively on demand', () => {
+  it('give the key type and curve or size, and whether the certificate issued itself', () => {
+    const ec = new x509.X509Certificate(cases[1]?.[1]() ?? new Uint8Array());
+    expect(keyDetails(ec)).toEqual({
+      publicKey: { asymmetricKeyType: 'ec', asymmetricKeyDetails: { namedCurve: 'prime256v1' } },
+      selfIssued: true,
+    });
+    const rsa = new x509.X509Certificate(cases[4]?.[1]() ?? new Uint8Array());
+    expect(keyDetails(rsa).publicKey).toMatchObject({
+      asymmetricKeyType: 'rsa',
+      asymmetricKeyDetails: { modulusLength: 2048 },
+    });
+  });
+
+  it('give no key type for a key OpenSSL cannot read', () => {
+    const der = cases[0]?.[1]() ?? new Uint8Array();
+    const { spki } = readDerExtensions(der);
+    // The uncompressed point's 0x04 prefix, the BIT STRING's first byte after its unused-bits
+    // byte, becomes 0x05: no point encoding.
+    const point = spki.byteOffset + spki.byteLength - 65;
+    expect(der[point]).toBe(0x04);
+    const broken = Uint8Array.from(der);
+    broken[point] = 0x05;
+    expect(keyDetails(new x509.X509Certificate(broken)).publicKey).toEqual({});
+    expect(selfVerified(broken)).toBe(false);
   });
 });
 

@@ -34,4 +34,10 @@ export {
   verifyChain,
 } from './chain.ts';
 export { certificateFingerprint, sha256Fingerprint } from './fingerprint.ts';
-export { type PublicKeyShape, certificateFacts, isSignedBy } from './certificate-facts.ts';
+export {
+  type KeyDetails,
+  type PublicKeyShape,
+  certificateFacts,
+  isSignedBy,
+  keyDetails,
+} from './certificate-facts.ts';

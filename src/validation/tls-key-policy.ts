@@ -14,7 +14,7 @@
  *
  * Pure: decisions over parsed certificates and keys.
  */
-import { type PublicKeyShape, certificateFacts, type x509 } from '../pki/index.ts';
+import { type PublicKeyShape, certificateFacts, keyDetails, type x509 } from '../pki/index.ts';
 
 /** What to use instead, for every refusal. */
 const fix =
@@ -117,9 +117,10 @@ export function chainRefusal(chain: readonly x509.X509Certificate[]): string | u
       i === 0
         ? 'the first certificate of tls.crt'
         : `certificate ${String(i + 1)} of tls.crt (${facts.subject.slice(0, 120)})`;
-    const key = keyRefusal(facts.publicKeyShape, `the key of ${what}`);
+    const details = keyDetails(certificate);
+    const key = keyRefusal(details.publicKey, `the key of ${what}`);
     if (key !== undefined) return key;
-    if (facts.selfIssued) continue;
+    if (details.selfIssued) continue;
     const signature = refusedSignature(certificate);
     if (signature !== undefined) {
       return `${what} is signed with ${signature}, which HAProxy refuses (OpenSSL security level 2); ${fix}`;
