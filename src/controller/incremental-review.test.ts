@@ -199,10 +199,10 @@ const operation = fc.oneof(
   fc.record({ kind: fc.constant('delete' as const), object: ingressObject }),
 );
 
-function reviewerOf(pipeline: ConfigPipeline, snapshot: ClusterSnapshot) {
+function reviewerOf(pipeline: ConfigPipeline, snapshot: () => ClusterSnapshot) {
   return createRoutingReviewer({
     watch: {
-      snapshot: () => snapshot,
+      snapshot,
       templateConfig: () => config,
       ourClassIsDefault: () => false,
     },
@@ -241,8 +241,12 @@ describe('an incremental admission review', () => {
             else ingresses.set(key, view);
           };
           initial.forEach(put);
+          let snapshot: ClusterSnapshot = { ...base, ingresses: [] };
+          // One reviewer for the whole run, as the controller has: it keeps the state's claims.
+          const incrementalReviewer = reviewerOf(warm, () => snapshot);
           for (const step of operations) {
-            const snapshot: ClusterSnapshot = { ...base, ingresses: [...ingresses.values()] };
+            snapshot = { ...base, ingresses: [...ingresses.values()] };
+            const current = snapshot;
             if (step.kind === 'write') {
               const fresh = new ConfigPipeline({
                 ingressClass: 'haptic',
@@ -251,8 +255,8 @@ describe('an incremental admission review', () => {
               try {
                 const object = manifest(step.object);
                 const [incremental, full] = await Promise.all([
-                  reviewerOf(warm, snapshot).reviewIngress(object, step.object.namespace),
-                  reviewerOf(fresh, snapshot).reviewIngress(object, step.object.namespace),
+                  incrementalReviewer.reviewIngress(object, step.object.namespace),
+                  reviewerOf(fresh, () => current).reviewIngress(object, step.object.namespace),
                 ]);
                 expect(incremental).toEqual(full);
                 const [warmState, freshState] = await Promise.all([

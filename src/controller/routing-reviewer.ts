@@ -24,7 +24,7 @@ import type { ClusterWatch } from './cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
 import { ingressEventReasons } from './ingress-events.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
-import { newCrossNamespaceClaims } from '../validation/ingress-claims.ts';
+import { ClaimHolders, newCrossNamespaceClaims } from '../validation/ingress-claims.ts';
 import { type IngressView, ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
 import type { ValidIngress } from '../validation/validate-ingress.ts';
 import { checkedIngress } from './checked-ingress.ts';
@@ -94,23 +94,43 @@ function verdict(outcome: PipelineOutcome, subject: string): ValidationReport {
   }
 }
 
-/** Denies claims of hosts and paths that Ingresses of other namespaces serve. */
-function claimVerdict(
-  proposed: ValidIngress,
+/** The claims of a state's Ingresses, for the claim check of every review against it. */
+interface StateClaims {
+  readonly ingresses: readonly IngressView[];
+  readonly holders: ClaimHolders;
+  /** Valid Ingresses by `namespace/name`. */
+  readonly byName: ReadonlyMap<string, ValidIngress>;
+}
+
+/** `kept` while the state holds the very same Ingress views, else the claims of `ingresses`. */
+function stateClaims(
+  kept: StateClaims | undefined,
   ingresses: readonly IngressView[],
-): ValidationReport | undefined {
-  let previous: ValidIngress | undefined;
-  const others: ValidIngress[] = [];
+): StateClaims {
+  if (
+    kept !== undefined &&
+    (kept.ingresses === ingresses ||
+      (kept.ingresses.length === ingresses.length &&
+        kept.ingresses.every((view, i) => view === ingresses[i])))
+  ) {
+    return kept;
+  }
+  const valid: ValidIngress[] = [];
   for (const view of ingresses) {
     const checked = checkedIngress(view);
-    if (isProblem(checked)) continue;
-    if (checked.namespace === proposed.namespace && checked.name === proposed.name) {
-      previous = checked;
-    } else {
-      others.push(checked);
-    }
+    if (!isProblem(checked)) valid.push(checked);
   }
-  const conflicts = newCrossNamespaceClaims(proposed, previous, others);
+  return {
+    ingresses,
+    holders: new ClaimHolders(valid),
+    byName: new Map(valid.map((ingress) => [`${ingress.namespace}/${ingress.name}`, ingress])),
+  };
+}
+
+/** Denies claims of hosts and paths that Ingresses of other namespaces serve. */
+function claimVerdict(proposed: ValidIngress, state: StateClaims): ValidationReport | undefined {
+  const previous = state.byName.get(`${proposed.namespace}/${proposed.name}`);
+  const conflicts = newCrossNamespaceClaims(proposed, previous, state.holders);
   const [first] = conflicts;
   if (first === undefined) return undefined;
   const label = `${proposed.namespace}/${proposed.name}`;
@@ -155,6 +175,7 @@ class Slots {
 export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingReviewer {
   const slots = new Slots(options.concurrency ?? availableParallelism());
   const reviewDeadline = (): number => performance.now() + defaultDeadlineMs - answerMarginMs;
+  let claims: StateClaims | undefined;
   return {
     reviewIngress: (next, namespace) => {
       const deadline = reviewDeadline();
@@ -171,7 +192,8 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
         if (isProblem(checked))
           return deny(validationCodes.IngressInvalid, checked.field, checked.message);
         const current = options.watch.snapshot();
-        const claimed = claimVerdict(checked, current.ingresses);
+        claims = stateClaims(claims, current.ingresses);
+        const claimed = claimVerdict(checked, claims);
         if (claimed !== undefined) return claimed;
         const config = options.watch.templateConfig();
         if (config === undefined) return allowed;

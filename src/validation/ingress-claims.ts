@@ -72,31 +72,51 @@ export function tlsHostsOf(ingress: ValidIngress, hosts: readonly string[]): rea
 }
 
 /**
+ * Who claims each host and path, oldest claimant first, among a set of Ingresses: built once
+ * for a state and asked for every Ingress proposed against it.
+ */
+export class ClaimHolders {
+  readonly #holders = new Map<string, ValidIngress[]>();
+
+  constructor(ingresses: readonly ValidIngress[]) {
+    for (const ingress of [...ingresses].sort(olderFirst)) {
+      for (const route of ingress.routes) {
+        const key = routeClaimKey(route);
+        const list = this.#holders.get(key);
+        if (list === undefined) this.#holders.set(key, [ingress]);
+        else if (list.at(-1) !== ingress) list.push(ingress);
+      }
+    }
+  }
+
+  /** The oldest Ingress outside `namespace` that claims `key` (routeClaimKey). */
+  outside(key: string, namespace: string): ValidIngress | undefined {
+    return this.#holders.get(key)?.find((holder) => holder.namespace !== namespace);
+  }
+}
+
+/**
  * The conflicts a proposed Ingress would create with Ingresses of other namespaces: routes
  * it claims that its stored version (`previous`, undefined on create) did not, and that
  * another namespace's Ingress holds. Claims the stored version already had stay allowed,
  * so an owner can always update its own Ingress, and a loser can always fix its own.
+ * `others` (or their ClaimHolders) may include Ingresses of the proposed one's namespace,
+ * its stored version too: they hold nothing against it.
  */
 export function newCrossNamespaceClaims(
   proposed: ValidIngress,
   previous: ValidIngress | undefined,
-  others: readonly ValidIngress[],
+  others: readonly ValidIngress[] | ClaimHolders,
 ): ClaimConflict[] {
   const held = new Set(previous?.routes.map(routeClaimKey) ?? []);
-  const holders = new Map<string, ValidIngress>();
-  for (const other of [...others].sort(olderFirst)) {
-    if (other.namespace === proposed.namespace) continue;
-    for (const route of other.routes) {
-      const key = routeClaimKey(route);
-      if (!holders.has(key)) holders.set(key, other);
-    }
-  }
+  const holders = others instanceof ClaimHolders ? others : new ClaimHolders(others);
   const conflicts: ClaimConflict[] = [];
   const seen = new Set<string>();
   for (const route of proposed.routes) {
     const key = routeClaimKey(route);
-    const holder = holders.get(key);
-    if (holder === undefined || held.has(key) || seen.has(key)) continue;
+    if (held.has(key) || seen.has(key)) continue;
+    const holder = holders.outside(key, proposed.namespace);
+    if (holder === undefined) continue;
     seen.add(key);
     conflicts.push({
       field: route.field,
