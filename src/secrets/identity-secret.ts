@@ -6,7 +6,14 @@
  */
 import { encodeCertificateChain, encodePrivateKey } from '../pki/index.ts';
 import { type SecretData, identitySecretKeys } from './layout.ts';
-import type { Decoded, IdentityMaterial, IdentityState, PreviousTrust } from './material.ts';
+import type {
+  Decoded,
+  IdentityMaterial,
+  IdentityState,
+  IdentityTrust,
+  IdentityTrustState,
+  PreviousTrust,
+} from './material.ts';
 import {
   type DataPlace,
   SecretFields,
@@ -22,14 +29,16 @@ function previousTrustOf(fields: SecretFields): PreviousTrust | undefined {
   return { certificates: fields.certificates(caKey), until: fields.timestamp(untilKey) };
 }
 
+function trustOf(fields: SecretFields): IdentityTrust {
+  const trust = fields.certificates(identitySecretKeys.trust);
+  const previousTrust = previousTrustOf(fields);
+  return previousTrust === undefined ? { trust } : { trust, previousTrust };
+}
+
 function identityOf(fields: SecretFields): IdentityMaterial {
   const chain = fields.certificates(identitySecretKeys.certificate);
   const privateKey = fields.privateKey(identitySecretKeys.privateKey);
-  const trust = fields.certificates(identitySecretKeys.trust);
-  const previousTrust = previousTrustOf(fields);
-  return previousTrust === undefined
-    ? { chain, privateKey, trust }
-    : { chain, privateKey, trust, previousTrust };
+  return { chain, privateKey, ...trustOf(fields) };
 }
 
 /** Decodes identity data that exists (a Secret's, or a mounted revision's files at `place`). */
@@ -44,6 +53,19 @@ export function decodeIdentity(data: SecretData, place: DataPlace): Decoded<Iden
  */
 export function decodeIdentitySecret(data: SecretData | undefined, secret: string): IdentityState {
   return data === undefined ? { state: 'absent' } : decodeIdentity(data, inSecret(secret));
+}
+
+/**
+ * Decodes only the trust fields of an identity Secret's data (`undefined` when the Secret does
+ * not exist): `unparsable` when one of them is unreadable, whatever tls.crt and tls.key hold.
+ */
+export function decodeIdentityTrustSecret(
+  data: SecretData | undefined,
+  secret: string,
+): IdentityTrustState {
+  if (data === undefined) return { state: 'absent' };
+  const fields = new SecretFields(data, inSecret(secret));
+  return decodeWith(() => trustOf(fields));
 }
 
 /** An identity Secret's `data` (base64 values, as `V1Secret.data` carries them) for this material. */

@@ -52,6 +52,12 @@ export interface IdentityMaterial extends KeyPairMaterial {
   readonly previousTrust?: PreviousTrust;
 }
 
+/**
+ * An identity's trust fields alone (ca.crt, previous-ca.crt with previous-ca-until): what
+ * the history checks read of a Secret before its update, decoded without tls.crt and tls.key.
+ */
+export type IdentityTrust = Pick<IdentityMaterial, 'trust' | 'previousTrust'>;
+
 /** Data that exists, decoded: usable material, or the problem that makes it unusable. */
 export type Decoded<T> =
   | { readonly state: 'unparsable'; readonly problem: SecretProblem }
@@ -62,3 +68,4 @@ export type Found<T> = { readonly state: 'absent' } | Decoded<T>;
 
 export type IssuerState = Found<IssuerMaterial>;
 export type IdentityState = Found<IdentityMaterial>;
+export type IdentityTrustState = Found<IdentityTrust>;

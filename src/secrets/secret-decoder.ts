@@ -8,11 +8,17 @@
  */
 import { hash } from 'node:crypto';
 import { RecentResults } from '../pki/recent-results.ts';
-import { decodeIdentitySecret } from './identity-secret.ts';
+import { decodeIdentitySecret, decodeIdentityTrustSecret } from './identity-secret.ts';
 import { decodeIssuerSecret } from './issuer-secret.ts';
 import { decodeKeyPair } from './key-pair-secret.ts';
 import type { SecretData } from './layout.ts';
-import type { Decoded, IdentityState, IssuerState, KeyPairMaterial } from './material.ts';
+import type {
+  Decoded,
+  IdentityState,
+  IdentityTrustState,
+  IssuerState,
+  KeyPairMaterial,
+} from './material.ts';
 
 /**
  * Entries kept per kind. @default 32
@@ -38,11 +44,13 @@ function fingerprint(label: string, data: SecretData): string {
 
 export class SecretDecoder {
   readonly #identities: RecentResults<IdentityState>;
+  readonly #trusts: RecentResults<IdentityTrustState>;
   readonly #issuers: RecentResults<IssuerState>;
   readonly #keyPairs: RecentResults<Decoded<KeyPairMaterial>>;
 
   constructor(capacity: number = defaultDecoderCapacity) {
     this.#identities = new RecentResults(capacity);
+    this.#trusts = new RecentResults(capacity);
     this.#issuers = new RecentResults(capacity);
     this.#keyPairs = new RecentResults(capacity);
   }
@@ -51,6 +59,17 @@ export class SecretDecoder {
   identity(data: SecretData, secret: string): IdentityState {
     return this.#identities.remember(fingerprint(secret, data), () =>
       decodeIdentitySecret(data, secret),
+    );
+  }
+
+  /**
+   * Only the trust fields of an identity Secret (ca.crt, previous-ca.crt, previous-ca-until):
+   * what the history checks read of the object before an update. tls.crt and tls.key are not
+   * decoded (a certificate and a private key less per review).
+   */
+  identityTrust(data: SecretData, secret: string): IdentityTrustState {
+    return this.#trusts.remember(fingerprint(secret, data), () =>
+      decodeIdentityTrustSecret(data, secret),
     );
   }
 

@@ -8,7 +8,11 @@ import {
   issueLeaf,
 } from '../pki/index.ts';
 import { decideRenewal } from '../certs/renewal-policy.ts';
-import { decodeIdentitySecret, encodeIdentitySecret } from './identity-secret.ts';
+import {
+  decodeIdentitySecret,
+  decodeIdentityTrustSecret,
+  encodeIdentitySecret,
+} from './identity-secret.ts';
 import { decodeIssuerSecret, encodeIssuerSecret } from './issuer-secret.ts';
 import { decodeKeyPair, decodeServedKeyPair } from './key-pair-secret.ts';
 import type { SecretData } from './layout.ts';
@@ -184,6 +188,37 @@ describe('decodeIdentitySecret turns hostile data into an unparsable state', () 
     const decoded = decodeIdentitySecret(data, serverSecret);
     expect(decoded.state).toBe('unparsable');
     expect(decoded.state === 'unparsable' ? decoded.problem.message : '').toMatch(problem);
+  });
+});
+
+describe('decodeIdentityTrustSecret reads only the trust fields', () => {
+  it('decodes ca.crt and the rotation overlap whatever tls.crt and tls.key hold', () => {
+    const broken = { ...serverData, 'tls.crt': text('nonsense'), 'tls.key': undefined };
+    const decoded = decodeIdentityTrustSecret(broken, serverSecret);
+    expect(decoded.state).toBe('present');
+    if (decoded.state !== 'present') return;
+    expect(decoded.material.trust.map((certificate) => certificate.subject)).toEqual([
+      'CN=haptic-agent-ca',
+    ]);
+    expect(decoded.material.previousTrust?.until).toEqual(until);
+    expect(Object.keys(decoded.material).sort()).toEqual(['previousTrust', 'trust']);
+  });
+
+  it('is absent for no data, and unparsable, naming the key, for a hostile trust field', () => {
+    expect(decodeIdentityTrustSecret(undefined, serverSecret)).toEqual({ state: 'absent' });
+    for (const [data, key] of [
+      [{ ...serverData, 'ca.crt': text('nonsense') }, 'ca.crt'],
+      [{ ...serverData, 'ca.crt': undefined }, 'ca.crt'],
+      [
+        { ...serverData, 'previous-ca.crt': text('-----BEGIN CERTIFICATE-----') },
+        'previous-ca.crt',
+      ],
+      [{ ...serverData, 'previous-ca-until': text('tomorrow') }, 'previous-ca-until'],
+    ] as const) {
+      const decoded = decodeIdentityTrustSecret(data, serverSecret);
+      expect(decoded.state).toBe('unparsable');
+      expect(decoded.state === 'unparsable' ? decoded.problem.key : '').toBe(key);
+    }
   });
 });
 

@@ -12,7 +12,7 @@
  * history), every CA of ca.crt must anchor the release's agent or controller certificate,
  * except while a rotation that started keeps the anchor in previous-ca.crt.
  */
-import type { IdentityMaterial } from '../secrets/material.ts';
+import type { IdentityMaterial, IdentityTrust } from '../secrets/material.ts';
 import type { x509 } from '../pki/index.ts';
 import { validationCodes } from './codes.ts';
 import { checkDeadline } from './deadline-rules.ts';
@@ -29,8 +29,8 @@ import {
 export interface TrustSubject {
   readonly name: string;
   readonly label: string;
-  /** Decoded content before the write; undefined on create, for live checks, or if unreadable. */
-  readonly old: IdentityMaterial | undefined;
+  /** Trust fields before the write; undefined on create, for live checks, or if unreadable. */
+  readonly old: IdentityTrust | undefined;
   readonly next: IdentityMaterial;
   /** Live checks: the release's other identity as found, whose issuer this Secret must trust. */
   readonly peer?: IdentityMaterial;
@@ -64,7 +64,7 @@ export const rotationInProgress: Check<TrustSubject> = ({ name, label, old, next
  * business: one set now must lie ahead (at most 24 hours), and a stored one cannot start another
  * rotation (rotationInProgress).
  */
-function startsRotation(old: IdentityMaterial, next: IdentityMaterial): boolean {
+function startsRotation(old: IdentityTrust, next: IdentityMaterial): boolean {
   const previous = next.previousTrust?.certificates ?? [];
   return previous.length > 0 && previous.every((ca) => isKnownCa(ca, old.trust));
 }

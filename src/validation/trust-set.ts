@@ -3,7 +3,7 @@
  * which ones are the same CA (a renewal keeps subject and key), and which ones anchor an
  * identity's certificate chain. Pure; the rules that judge a trust set are in trust-rules.ts.
  */
-import type { IdentityMaterial } from '../secrets/material.ts';
+import type { IdentityTrust } from '../secrets/material.ts';
 import {
   certificateFacts,
   isSignedBy,
@@ -14,7 +14,7 @@ import {
 
 /** previous-ca.crt while previous-ca-until is ahead of `now`, else nothing. */
 export function previousInForce(
-  material: IdentityMaterial,
+  material: IdentityTrust,
   now: Date,
 ): readonly x509.X509Certificate[] {
   const previous = material.previousTrust;
@@ -24,10 +24,7 @@ export function previousInForce(
 }
 
 /** The CAs a peer accepts at `now`: ca.crt, and previous-ca.crt while previous-ca-until is ahead. */
-export function acceptedCas(
-  material: IdentityMaterial,
-  now: Date,
-): readonly x509.X509Certificate[] {
+export function acceptedCas(material: IdentityTrust, now: Date): readonly x509.X509Certificate[] {
   return [...material.trust, ...previousInForce(material, now)];
 }
 

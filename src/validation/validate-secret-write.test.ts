@@ -106,6 +106,30 @@ describe('validateSecretWrite', () => {
     ]);
   });
 
+  it('reads only the trust fields of the old object: an unreadable old tls.key still meets the history checks', async () => {
+    const unrelated = await makeCa('unrelated-ca');
+    const brokenKey = { ...server, data: { ...server.data, 'tls.key': 'bm9uc2Vuc2U=' } };
+    const replaced = {
+      ...server,
+      data: identityData({ leaf: agent, trust: [unrelated.certificate] }),
+    };
+    expect(codes(brokenKey, replaced)).toEqual([
+      'error:UnrelatedCaReplacement',
+      'error:IdentityUntrusted',
+      'denied',
+    ]);
+  });
+
+  it('skips the history checks when the old trust fields are unreadable', async () => {
+    const unrelated = await makeCa('unrelated-ca');
+    const brokenTrust = { ...server, data: { ...server.data, 'ca.crt': 'bm9uc2Vuc2U=' } };
+    const replaced = {
+      ...server,
+      data: identityData({ leaf: agent, trust: [unrelated.certificate] }),
+    };
+    expect(codes(brokenTrust, replaced)).toEqual(['error:IdentityUntrusted', 'denied']);
+  });
+
   it('denies both writes of a CA replacement split in two (add beside, then drop the old)', async () => {
     const unrelated = await makeCa('unrelated-ca');
     const added = {

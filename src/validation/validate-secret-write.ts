@@ -115,7 +115,8 @@ function materialFindings(
   const material = found === undefined ? [] : [found];
   if (state.state !== 'present') return material;
   // A trust transition (an unrelated CA, say) is usually why a chain stops verifying: name it first.
-  const before = old === undefined ? undefined : decoder.identity(old.data, `Secret ${label}`);
+  // Only the trust fields of the old object are read: its tls.crt and tls.key are not decoded.
+  const before = old === undefined ? undefined : decoder.identityTrust(old.data, `Secret ${label}`);
   const transitions = checkTrust({
     name: next.name,
     label,
