@@ -10,11 +10,25 @@
  * `for` (template-fragments.ts) takes as the item's key instead of serialising it again.
  * Items are JSON data (templateContext), so parsing a text gives the object the text was made
  * from, and JSON.stringify of it gives the text back. A lasting item (a backend's, reused
- * while its Service is unchanged) is encoded once.
+ * while its Service is unchanged; a route's, while its Ingress is) is encoded once, and its
+ * text crosses to a render process once: then only its id (ContextEncoder, one per process).
  */
 
-/** A context as sent: a JSON text per list item, one JSON text for any other value. */
-export type EncodedContext = Readonly<Record<string, string | readonly string[]>>;
+/** A list item as sent: its JSON text, or the id of a lasting item (ContextEncoder). */
+export type SentItem = string | number;
+
+/**
+ * A context as sent: a JSON text (or a lasting item's id) per list item, one JSON text for any
+ * other value; with the texts of the ids new to the render process and the ids it forgets.
+ */
+export interface EncodedContext {
+  readonly values: Readonly<Record<string, string | readonly SentItem[]>>;
+  /** Ids new to the render process, with `definedTexts` at the same index. */
+  readonly definedIds: readonly number[];
+  readonly definedTexts: readonly string[];
+  /** Ids no render will name again: the render process forgets them first. */
+  readonly dropped: readonly number[];
+}
 
 /** Texts of lasting items (lastingItem), made once. */
 const itemTexts = new WeakMap<object, string>();
@@ -37,23 +51,79 @@ function itemText(item: unknown): string {
   );
 }
 
-export function encodeContext(context: Readonly<Record<string, unknown>>): EncodedContext {
-  const encoded: Record<string, string | readonly string[]> = {};
-  for (const [name, value] of Object.entries(context)) {
-    // undefined is no JSON text: the name is left out, as Liquid reads a missing name.
-    if (value === undefined) continue;
-    encoded[name] = Array.isArray(value) ? value.map(itemText) : JSON.stringify(value);
+/**
+ * Encodes contexts for one render process: a lasting item gets an id, and its text is sent
+ * only the first time; ids no render of the last two used are dropped on both sides. A new
+ * render process needs a new encoder (it knows no ids).
+ */
+export class ContextEncoder {
+  readonly #ids = new Map<object, { readonly id: number; used: number }>();
+  #nextId = 1;
+  #render = 0;
+
+  encode(context: Readonly<Record<string, unknown>>): EncodedContext {
+    this.#render += 1;
+    const values: Record<string, string | readonly SentItem[]> = {};
+    const definedIds: number[] = [];
+    const definedTexts: string[] = [];
+    const sentItem = (item: unknown): SentItem => {
+      const text = typeof item === 'object' && item !== null ? itemTexts.get(item) : undefined;
+      if (text === undefined || typeof item !== 'object' || item === null) return itemText(item);
+      const kept = this.#ids.get(item);
+      if (kept !== undefined) {
+        kept.used = this.#render;
+        return kept.id;
+      }
+      const id = this.#nextId++;
+      this.#ids.set(item, { id, used: this.#render });
+      definedIds.push(id);
+      definedTexts.push(text);
+      return id;
+    };
+    for (const [name, value] of Object.entries(context)) {
+      // undefined is no JSON text: the name is left out, as Liquid reads a missing name.
+      if (value === undefined) continue;
+      values[name] = Array.isArray(value) ? value.map(sentItem) : JSON.stringify(value);
+    }
+    const dropped: number[] = [];
+    for (const [item, kept] of this.#ids) {
+      if (kept.used >= this.#render - 1) continue;
+      dropped.push(kept.id);
+      this.#ids.delete(item);
+    }
+    return { values, definedIds, definedTexts, dropped };
   }
-  return encoded;
+}
+
+/** A context as one render process's first request would carry it (every text). */
+export function encodeContext(context: Readonly<Record<string, unknown>>): EncodedContext {
+  return new ContextEncoder().encode(context);
+}
+
+function isIdList(value: unknown): value is readonly number[] {
+  return Array.isArray(value) && value.every((id) => Number.isSafeInteger(id));
 }
 
 /** Whether `value` has the shape of an encoded context (values arrive over IPC unchecked). */
 export function isEncodedContext(value: unknown): value is EncodedContext {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  return Object.values(value).every(
-    (entry) =>
-      typeof entry === 'string' ||
-      (Array.isArray(entry) && entry.every((item) => typeof item === 'string')),
+  const fields = value as Readonly<Record<string, unknown>>;
+  const { values, definedTexts } = fields;
+  return (
+    typeof values === 'object' &&
+    values !== null &&
+    !Array.isArray(values) &&
+    Object.values(values).every(
+      (entry) =>
+        typeof entry === 'string' ||
+        (Array.isArray(entry) &&
+          entry.every((item) => typeof item === 'string' || Number.isSafeInteger(item))),
+    ) &&
+    isIdList(fields.definedIds) &&
+    Array.isArray(definedTexts) &&
+    definedTexts.length === fields.definedIds.length &&
+    definedTexts.every((text) => typeof text === 'string') &&
+    isIdList(fields.dropped)
   );
 }
 
@@ -64,22 +134,42 @@ export function parsedFromText(value: unknown): string | undefined {
   return typeof value === 'object' && value !== null ? texts.get(value) : undefined;
 }
 
-/** Decodes contexts, reusing the items of the ones it decoded recently. */
+/**
+ * Decodes contexts, reusing the items of the ones it decoded recently and the lasting items
+ * by id. A context naming an id it does not hold (stale or made up) is refused: a sentence.
+ */
 export class ContextDecoder {
   readonly #items = new Map<string, { readonly item: unknown; used: number }>();
+  readonly #byId = new Map<number, unknown>();
   #request = 0;
 
-  decode(encoded: EncodedContext): Record<string, unknown> {
+  decode(encoded: EncodedContext): Record<string, unknown> | string {
     this.#request += 1;
+    for (const id of encoded.dropped) {
+      if (!this.#byId.delete(id)) return `it drops item id ${String(id)}, which it never sent`;
+    }
+    for (const [index, id] of encoded.definedIds.entries()) {
+      if (this.#byId.has(id)) return `it sends item id ${String(id)} a second time`;
+      this.#byId.set(id, this.#parsed(encoded.definedTexts[index] ?? 'null'));
+    }
     const context: Record<string, unknown> = {};
     let used = 0;
-    for (const [name, value] of Object.entries(encoded)) {
+    for (const [name, value] of Object.entries(encoded.values)) {
       if (typeof value === 'string') {
         context[name] = JSON.parse(value);
         continue;
       }
-      used += value.length;
-      context[name] = value.map((text) => this.#item(text));
+      const items: unknown[] = [];
+      for (const sent of value) {
+        if (typeof sent === 'string') {
+          used += 1;
+          items.push(this.#item(sent));
+          continue;
+        }
+        if (!this.#byId.has(sent)) return `it names item id ${String(sent)}, which it never sent`;
+        items.push(this.#byId.get(sent));
+      }
+      context[name] = items;
     }
     // Items of older requests go once they outnumber the ones in use.
     if (this.#items.size > 2 * used) {
@@ -96,8 +186,13 @@ export class ContextDecoder {
       kept.used = this.#request;
       return kept.item;
     }
-    const item: unknown = JSON.parse(text);
+    const item = this.#parsed(text);
     this.#items.set(text, { item, used: this.#request });
+    return item;
+  }
+
+  #parsed(text: string): unknown {
+    const item: unknown = JSON.parse(text);
     if (typeof item === 'object' && item !== null) texts.set(item, text);
     return item;
   }

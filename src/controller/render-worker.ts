@@ -72,12 +72,19 @@ function main(): void {
   };
 
   const handle = (request: RenderWorkerRequest): void => {
+    // Decoded first, whatever follows: the ids it defines and drops are the controller's view.
+    const context = contexts.decode(request.context);
+    if (typeof context === 'string') {
+      // The controller and this process no longer agree on the ids: it restarts this process.
+      process.stderr.write(`render-worker: the render request's context is refused: ${context}\n`);
+      process.exit(2);
+    }
     const parsed = parsedFor(request.key, request.config);
     if ('message' in parsed) {
       send({ id: request.id, outcome: { ok: false, stage: 'config', ...parsed } });
       return;
     }
-    const outcome = renderTemplates(engine, parsed, contexts.decode(request.context), {
+    const outcome = renderTemplates(engine, parsed, context, {
       limitMs: request.limitMs,
       onFile: (field) => {
         send({ id: request.id, started: field });

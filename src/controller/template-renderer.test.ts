@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lastingItem } from './context-transfer.ts';
 import { readTemplateConfig } from './template-config.ts';
 import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
 import { type RenderJob, TemplateRenderer, startRenderProcess } from './template-renderer.ts';
@@ -173,6 +174,34 @@ describe('the render process', () => {
       deadline: performance.now() - 1,
     });
     expect(none.ok ? '' : none.message).toMatch(/did not start before the deadline/);
+  });
+
+  it('renders lasting items sent by id, and sends their texts again to a restarted process', async () => {
+    const lasting = { backends: context.backends.map((backend) => lastingItem({ ...backend })) };
+    const read = config(template);
+    const parsed = parseTemplates(createTemplateEngine(limits), read);
+    if ('message' in parsed) throw new Error(parsed.message);
+    const local = renderTemplates(createTemplateEngine(limits), parsed, lasting);
+    // The second render names the items by id only; the same files come out.
+    expect(await renderer.render({ key: 'uid/ids', config: read, context: lasting })).toEqual(
+      local,
+    );
+    expect(await renderer.render({ key: 'uid/ids', config: read, context: lasting })).toEqual(
+      local,
+    );
+    // A deadline kills the process; the next one knows no ids and is sent every text.
+    const killed = await renderer.render({
+      key: undefined,
+      config: config(
+        '{{ (1..1500000) | join: "," | split: "," | sort_natural | join: "," | size }}',
+      ),
+      context: lasting,
+      deadline: performance.now() + 300,
+    });
+    expect(killed.ok ? '' : killed.message).toMatch(/ms left before the request's deadline/);
+    expect(await renderer.render({ key: 'uid/ids', config: read, context: lasting })).toEqual(
+      local,
+    );
   });
 
   it("reports Liquid's own memory count with the fix", async () => {

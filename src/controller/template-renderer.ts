@@ -16,7 +16,7 @@ import { getCompileCacheDir } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError } from '../errors.ts';
-import { encodeContext } from './context-transfer.ts';
+import { ContextEncoder } from './context-transfer.ts';
 import type { TemplateConfig } from './template-config.ts';
 import { type TemplateLimits, defaultTemplateLimits, templateField } from './template-engine.ts';
 import {
@@ -66,6 +66,8 @@ interface RenderProcess {
   stderr: string;
   /** The texts of the last successful outcome it sent, by path (it sends changed ones only). */
   readonly received: Map<string, string>;
+  /** Lasting items by the ids this process was sent (a new process starts with none). */
+  readonly encoder: ContextEncoder;
 }
 
 /**
@@ -94,7 +96,13 @@ function forkRenderProcess(limits: TemplateLimits): RenderProcess {
     serialization: 'advanced',
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
-  const renderProcess: RenderProcess = { child, limits, stderr: '', received: new Map() };
+  const renderProcess: RenderProcess = {
+    child,
+    limits,
+    stderr: '',
+    received: new Map(),
+    encoder: new ContextEncoder(),
+  };
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
     if (renderProcess.stderr.length < maxStderr) renderProcess.stderr += chunk.slice(0, maxStderr);
@@ -239,7 +247,7 @@ export class TemplateRenderer {
       id,
       key: job.key,
       config: job.config,
-      context: encodeContext(job.context),
+      context: renderProcess.encoder.encode(job.context),
       limitMs,
     };
     renderProcess.child.send(request, (error) => {
