@@ -1,8 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type FileSetText,
   parseServerAddress,
+  type ServerChange,
   rewriteServerSlots,
+  rewrittenPlan,
   runtimePlan,
   serverCommands,
   slotLineFindings,
@@ -144,7 +147,7 @@ describe('rewriteServerSlots', () => {
       { backend: 'stats', server: 's1', address: 'fd00::9', port: 9000, state: 'ready' },
     ] as const;
     const rewritten = rewriteServerSlots(base.join('\n'), changes);
-    expect(rewritten?.split('\n')).toEqual(
+    expect(rewritten?.config.split('\n')).toEqual(
       base.map((line, i) =>
         i === 7
           ? '  server s1 127.0.0.1:1 disabled'
@@ -155,8 +158,54 @@ describe('rewriteServerSlots', () => {
               : line,
       ),
     );
-    const plan = runtimePlan(set(base), set(rewritten?.split('\n') ?? []));
+    const plan = runtimePlan(set(base), set(rewritten?.config.split('\n') ?? []));
     expect(plan).toMatchObject({ runtime: true, changes });
+  });
+
+  it('reports the lines it changed: its plan is runtimePlan over the whole texts', () => {
+    const slots = [
+      { backend: 'team:web:80', server: 's1' },
+      { backend: 'team:web:80', server: 's2' },
+      { backend: 'stats', server: 's1' },
+    ];
+    const change = fc.record({
+      slot: fc.constantFrom(...slots),
+      address: fc.oneof(fc.ipV4(), fc.constantFrom('fd00::1', 'fd00::9', '10.0.0.1', '127.0.0.1')),
+      port: fc.integer({ min: 1, max: 65535 }),
+      state: fc.constantFrom('ready' as const, 'maint' as const),
+    });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(change, { selector: (c) => `${c.slot.backend}/${c.slot.server}` }),
+        (picked) => {
+          const changes: ServerChange[] = picked.map(({ slot, ...rest }) => ({ ...slot, ...rest }));
+          const rewrite = rewriteServerSlots(base.join('\n'), changes);
+          if (rewrite === undefined) throw new Error('every slot of base can be rewritten');
+          expect(rewrite.before).toEqual(base);
+          expect(rewrite.after).toEqual(rewrite.config.split('\n'));
+          base.forEach((line, i) => {
+            if (!rewrite.changed.includes(i)) expect(rewrite.after[i]).toBe(line);
+          });
+          const next = set(rewrite.after);
+          expect(rewrittenPlan(set(base).files, next.files, rewrite)).toEqual(
+            runtimePlan(set(base), next),
+          );
+        },
+      ),
+    );
+  });
+
+  it('refuses an address that does not read back as one', () => {
+    const rewrite = rewriteServerSlots(base.join('\n'), [
+      {
+        backend: 'team:web:80',
+        server: 's1',
+        address: '10.0.0.1\nbackend x',
+        port: 80,
+        state: 'ready',
+      },
+    ]);
+    expect(rewrite).toBeUndefined();
   });
 
   it.each([

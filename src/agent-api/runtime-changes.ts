@@ -148,23 +148,34 @@ function sameSettings(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((word, i) => word === b[i]);
 }
 
-/** The runtime commands that turn `previous` into `next`, or why a reload is needed. */
-export function runtimePlan(previous: FileSetText, next: FileSetText): RuntimePlan {
-  const before = new Map(previous.files.map((file) => [file.path, file.digest]));
-  if (before.size !== next.files.length) return reload('files were added or removed');
-  for (const file of next.files) {
+/** Why `next`'s files other than haproxy.cfg are not `previous`'s, if they are not. */
+function otherFilesReason(
+  previous: readonly FileDigest[],
+  next: readonly FileDigest[],
+): string | undefined {
+  const before = new Map(previous.map((file) => [file.path, file.digest]));
+  if (before.size !== next.length) return 'files were added or removed';
+  for (const file of next) {
     const digest = before.get(file.path);
-    if (digest === undefined) return reload(`${file.path} is new`);
-    if (file.path !== configFileName && digest !== file.digest) {
-      return reload(`${file.path} changed`);
-    }
+    if (digest === undefined) return `${file.path} is new`;
+    if (file.path !== configFileName && digest !== file.digest) return `${file.path} changed`;
   }
-  const old = previous.config.split('\n');
-  const lines = next.config.split('\n');
-  if (old.length !== lines.length) return reload(`${configFileName} has other lines`);
+  return undefined;
+}
+
+/**
+ * The plan for haproxy.cfg lines `old` → `lines` (as many), which are equal at every index
+ * but `candidates` (ascending): each changed candidate must be a slot line changed in its
+ * address, port or `disabled` only.
+ */
+function slotPlan(
+  old: readonly string[],
+  lines: readonly string[],
+  candidates: readonly number[],
+): RuntimePlan {
   const changes: ServerChange[] = [];
   const changed: string[] = [];
-  for (let i = 0; i < lines.length; i += 1) {
+  for (const i of candidates) {
     const text = lines[i] ?? '';
     if (text === old[i]) continue;
     const was = serverLine(old[i] ?? '');
@@ -189,6 +200,33 @@ export function runtimePlan(previous: FileSetText, next: FileSetText): RuntimePl
   return { runtime: true, changes, lines: changed };
 }
 
+/** The runtime commands that turn `previous` into `next`, or why a reload is needed. */
+export function runtimePlan(previous: FileSetText, next: FileSetText): RuntimePlan {
+  const reason = otherFilesReason(previous.files, next.files);
+  if (reason !== undefined) return reload(reason);
+  const old = previous.config.split('\n');
+  const lines = next.config.split('\n');
+  if (old.length !== lines.length) return reload(`${configFileName} has other lines`);
+  const candidates: number[] = [];
+  for (let i = 0; i < lines.length; i += 1) if (lines[i] !== old[i]) candidates.push(i);
+  return slotPlan(old, lines, candidates);
+}
+
+/**
+ * `runtimePlan(previous, { files: next, config: rewrite.config })` for a rewrite of
+ * `previous.config` (rewriteServerSlots): the rewrite names the lines it changed, so the
+ * texts are not compared line by line again (a unit test holds both plans equal).
+ */
+export function rewrittenPlan(
+  previous: readonly FileDigest[],
+  next: readonly FileDigest[],
+  rewrite: SlotRewrite,
+): RuntimePlan {
+  const reason = otherFilesReason(previous, next);
+  if (reason !== undefined) return reload(reason);
+  return slotPlan(rewrite.before, rewrite.after, rewrite.changed);
+}
+
 /** The `server` line a change gives `line`: the address replaced, `disabled` set or cleared. */
 function rewriteServerLine(line: string, change: ServerChange): string | undefined {
   const was = serverLine(line);
@@ -199,7 +237,11 @@ function rewriteServerLine(line: string, change: ServerChange): string | undefin
     endpoint(was.address, was.port),
     line.indexOf(was.name) + was.name.length,
   );
-  if (at === -1) return undefined;
+  // The new endpoint must read back as one (no line break, no host name): the rewrite changes
+  // the text only inside the lines it reports.
+  if (at === -1 || parseServerAddress(endpoint(change.address, change.port)) === undefined) {
+    return undefined;
+  }
   const replaced =
     line.slice(0, at) +
     endpoint(change.address, change.port) +
@@ -213,6 +255,15 @@ function mentionsAny(text: string, names: ReadonlySet<string>): boolean {
   return false;
 }
 
+/** A rewrite of haproxy.cfg: its lines before and after, equal at every index but `changed`. */
+export interface SlotRewrite {
+  readonly config: string;
+  readonly before: readonly string[];
+  readonly after: readonly string[];
+  /** The indexes of the rewritten lines, ascending (a line may be rewritten to itself). */
+  readonly changed: readonly number[];
+}
+
 /**
  * `config` with the slot lines of `changes` rewritten as the template writes a slot (the
  * address in place, a trailing `disabled` for a spare), or undefined when a slot is not a
@@ -221,12 +272,13 @@ function mentionsAny(text: string, names: ReadonlySet<string>): boolean {
 export function rewriteServerSlots(
   config: string,
   changes: readonly ServerChange[],
-): string | undefined {
-  const lines = config.split('\n');
+): SlotRewrite | undefined {
+  const before = config.split('\n');
+  const lines = before.slice();
+  const changed: number[] = [];
   const wanted = new Map(changes.map((change) => [`${change.backend}/${change.server}`, change]));
   const backends = new Set(changes.map((change) => change.backend));
   let proxy: string | undefined;
-  let rewritten = 0;
   for (let i = 0; i < lines.length; i += 1) {
     const text = lines[i] ?? '';
     const first = firstWord(text);
@@ -244,9 +296,11 @@ export function rewriteServerSlots(
     const next = rewriteServerLine(text, change);
     if (next === undefined) return undefined;
     lines[i] = next;
-    rewritten += 1;
+    changed.push(i);
   }
-  return rewritten === changes.length ? lines.join('\n') : undefined;
+  return changed.length === changes.length
+    ? { config: lines.join('\n'), before, after: lines, changed }
+    : undefined;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   type RuntimePlan,
   type ServerChange,
   rewriteServerSlots,
+  rewrittenPlan,
   runtimePlan,
   slotLineFindings,
 } from '../agent-api/runtime-changes.ts';
@@ -169,7 +170,7 @@ export class ApplyService {
         `changes name a server that is not one server line of a backend or listen section of ${configFileName}; send the complete set with POST /v1/apply.`,
       );
     }
-    const content = Buffer.from(rewritten);
+    const content = Buffer.from(rewritten.config);
     const written: DesiredFile = { path: configFileName, digest: digestOf(content), content };
     const files = held.map((file) =>
       file.path === configFileName
@@ -184,7 +185,7 @@ export class ApplyService {
         `changes applied to this agent's files give the set ${result}, not resultDigest ${request.resultDigest}; send the complete set with POST /v1/apply.`,
       );
     }
-    const plan = runtimePlan({ files: held, config: text }, { files, config: rewritten });
+    const plan = rewrittenPlan(held, files, rewritten);
     if (!plan.runtime) {
       return this.#runtimeRefused(
         agentReasons.RuntimeNotExpressible,

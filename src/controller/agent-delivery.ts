@@ -15,7 +15,12 @@ import { type RuntimeChangeRequestBody, configFileName } from '../agent-api/api-
 import { digestOf } from '../agent-api/apply-request.ts';
 import { fileSetDigest } from '../agent-api/file-set-digest.ts';
 import { agentReasons } from '../agent-api/reasons.ts';
-import { type FileSetText, runtimePlan } from '../agent-api/runtime-changes.ts';
+import {
+  type FileDigest,
+  type FileSetText,
+  type ServerChange,
+  runtimePlan,
+} from '../agent-api/runtime-changes.ts';
 import type { AgentClient, AgentEndpoint, BundleFile } from './agent-client.ts';
 import type { AgentDiscovery } from './agent-discovery.ts';
 import { type AgentApplyResult, type FanOutOptions, callAgents } from './agent-fanout.ts';
@@ -32,14 +37,36 @@ export interface DesiredConfig {
   readonly setDigest: string;
   /** The complete set as an apply request, encoded the first time it is needed. */
   encoded(): EncodedApply;
+  /** The slot changes from the configuration of digest `digest`, when known. */
+  readonly runtimeFrom?: RuntimeFrom;
+}
+
+export interface RuntimeFrom {
+  readonly digest: string;
+  readonly changes: readonly ServerChange[];
+}
+
+/** What the caller already knows of a set (a slot update's), so it is not derived again. */
+export interface KnownConfig {
+  readonly fileDigests?: readonly FileDigest[];
+  readonly configText?: string;
+  readonly runtimeFrom?: RuntimeFrom;
 }
 
 /** Each file hashed once; the apply request is encoded only when an agent needs the full set. */
-export function desiredConfig(files: readonly BundleFile[], digest: string): DesiredConfig {
-  const fileDigests = new Map(files.map((file) => [file.path, digestOf(file.content)]));
+export function desiredConfig(
+  files: readonly BundleFile[],
+  digest: string,
+  known: KnownConfig = {},
+): DesiredConfig {
+  const fileDigests = new Map(
+    known.fileDigests?.map((file) => [file.path, file.digest]) ??
+      files.map((file) => [file.path, digestOf(file.content)]),
+  );
   let encoded: EncodedApply | undefined;
-  let text: string | undefined;
+  let text = known.configText;
   return {
+    ...(known.runtimeFrom === undefined ? {} : { runtimeFrom: known.runtimeFrom }),
     digest,
     files,
     configText: () =>
@@ -69,16 +96,27 @@ function setText(config: DesiredConfig): FileSetText {
   };
 }
 
+/**
+ * The slot changes from `from` to `to` (runtimePlan), undefined when a reload is needed: those a
+ * slot update named from its previous set (endpoint-update.ts computed them with the same
+ * plan), or runtimePlan over both sets.
+ */
+function stepChanges(from: DesiredConfig, to: DesiredConfig): readonly ServerChange[] | undefined {
+  if (to.runtimeFrom?.digest === from.digest) return to.runtimeFrom.changes;
+  const plan = runtimePlan(setText(from), setText(to));
+  return plan.runtime ? plan.changes : undefined;
+}
+
 /** The compact request that turns an agent on `from` into one on `to`, when slots alone differ. */
 function runtimeStep(from: DesiredConfig, to: DesiredConfig): RuntimeStep {
-  const plan = runtimePlan(setText(from), setText(to));
-  if (!plan.runtime || plan.changes.length === 0) {
+  const changes = stepChanges(from, to);
+  if (changes === undefined || changes.length === 0) {
     return { from: from.digest, to: to.digest, body: undefined };
   }
   const request: RuntimeChangeRequestBody = {
     baseDigest: from.setDigest,
     resultDigest: to.setDigest,
-    changes: plan.changes,
+    changes,
   };
   return { from: from.digest, to: to.digest, body: Buffer.from(JSON.stringify(request)) };
 }

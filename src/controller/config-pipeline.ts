@@ -14,7 +14,12 @@
  */
 import { configFileName } from '../agent-api/api-types.ts';
 import { contentDigest } from '../sandbox/content-digest.ts';
-import { type FileSetText, runtimePlan } from '../agent-api/runtime-changes.ts';
+import {
+  type FileDigest,
+  type FileSetText,
+  type ServerChange,
+  runtimePlan,
+} from '../agent-api/runtime-changes.ts';
 import type { BundleFile } from './agent-client.ts';
 import { type BundleCheckOptions, checkBundle } from './bundle-check.ts';
 import { checkFailureCulprits } from './check-failure-culprits.ts';
@@ -45,6 +50,14 @@ export type PipelineOutcome =
       readonly model: ModelResult;
       readonly renderMs: number;
       readonly checkMs: number;
+      /** Known after a slot update (endpoint-update.ts), so neither hashed nor decoded again. */
+      readonly fileDigests?: readonly FileDigest[];
+      readonly configText?: string;
+      /** The slot changes from the outcome of digest `digest` (a slot update's previous). */
+      readonly runtimeFrom?: {
+        readonly digest: string;
+        readonly changes: readonly ServerChange[];
+      };
     }
   | {
       readonly ok: false;
@@ -295,7 +308,7 @@ export class ConfigPipeline {
     );
     if (update.kind === 'unchanged') return previous;
     if (update.kind === 'render') return update.reason;
-    this.#lastAccepted = fileSetText(update.files);
+    this.#lastAccepted = { files: update.fileDigests, config: update.configText };
     const renderMs = performance.now() - started;
     this.#options.metrics?.renderSeconds.observe(renderMs / 1000);
     return {
@@ -305,6 +318,9 @@ export class ConfigPipeline {
       model: update.model,
       renderMs,
       checkMs: 0,
+      fileDigests: update.fileDigests,
+      configText: update.configText,
+      runtimeFrom: { digest: previous.digest, changes: update.changes },
     };
   }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultTemplateConfig, snapshotOf } from '../../bench/controller-fixture.ts';
 import type { ClusterSnapshot, EndpointSliceView } from './cluster-snapshot.ts';
+import { digestOf } from '../agent-api/apply-request.ts';
+import { runtimePlan } from '../agent-api/runtime-changes.ts';
 import { endpointUpdate, type RenderedConfig } from './endpoint-update.ts';
 import { buildBackend } from './model-backends.ts';
 import { assembleBundle, requestModel } from './render-bundle.ts';
@@ -47,6 +49,14 @@ function withEndpoints(
   return { ...snapshot, endpointSlices: new Map(snapshot.endpointSlices).set(key, [next]) };
 }
 
+/** runtimePlan's view of a set, every file hashed and haproxy.cfg decoded here. */
+function setText(config: RenderedConfig): Parameters<typeof runtimePlan>[0] {
+  return {
+    files: config.files.map((file) => ({ path: file.path, digest: digestOf(file.content) })),
+    config: texts(config)['haproxy.cfg'] ?? '',
+  };
+}
+
 function texts(config: RenderedConfig): Record<string, string> {
   return Object.fromEntries(
     config.files.map((file) => [file.path, Buffer.from(file.content).toString('utf8')]),
@@ -54,36 +64,47 @@ function texts(config: RenderedConfig): Record<string, string> {
 }
 
 describe('endpointUpdate', () => {
-  it('gives the files of a full render through a run of endpoint changes', async () => {
-    let snapshot = await snapshotOf(40);
-    let previous = fullRender(snapshot);
-    let random = 7;
-    let updates = 0;
-    const next = (): number => (random = (random * 1103515245 + 12345) % 2 ** 31);
-    for (let step = 0; step < 60; step += 1) {
-      const service = next() % 40;
-      // One or two endpoints: within the 4 slots of two endpoints, so always slot changes.
-      const count = 1 + (next() % 2);
-      const addresses = Array.from(
-        { length: count },
-        () => `10.200.${next() % 256}.${1 + (next() % 250)}`,
-      );
-      snapshot = withEndpoints(snapshot, service, addresses);
-      const update = endpointUpdate(previous, snapshot, buildBackend);
-      const expected = fullRender(snapshot);
-      if (update.kind === 'unchanged') {
-        expect(texts(previous)).toEqual(texts(expected));
-        continue;
+  // 60 full renders at 40 backends: seconds on a loaded machine.
+  it(
+    'gives the files of a full render through a run of endpoint changes',
+    { timeout: 60_000 },
+    async () => {
+      let snapshot = await snapshotOf(40);
+      let previous = fullRender(snapshot);
+      let random = 7;
+      let updates = 0;
+      const next = (): number => (random = (random * 1103515245 + 12345) % 2 ** 31);
+      for (let step = 0; step < 60; step += 1) {
+        const service = next() % 40;
+        // One or two endpoints: within the 4 slots of two endpoints, so always slot changes.
+        const count = 1 + (next() % 2);
+        const addresses = Array.from(
+          { length: count },
+          () => `10.200.${next() % 256}.${1 + (next() % 250)}`,
+        );
+        snapshot = withEndpoints(snapshot, service, addresses);
+        const update = endpointUpdate(previous, snapshot, buildBackend);
+        const expected = fullRender(snapshot);
+        if (update.kind === 'unchanged') {
+          expect(texts(previous)).toEqual(texts(expected));
+          continue;
+        }
+        expect(update.kind, JSON.stringify(update)).toBe('slots');
+        if (update.kind !== 'slots') return;
+        expect(texts(update)).toEqual(texts(expected));
+        expect(update.model.model.backends).toEqual(expected.model.model.backends);
+        // What the delivery reuses: the digests, the text and runtimePlan's changes.
+        const set = setText(update);
+        expect({ files: update.fileDigests, config: update.configText }).toEqual(set);
+        expect(runtimePlan(setText(previous), set)).toEqual(
+          expect.objectContaining({ runtime: true, changes: update.changes }),
+        );
+        previous = update;
+        updates += 1;
       }
-      expect(update.kind, JSON.stringify(update)).toBe('slots');
-      if (update.kind !== 'slots') return;
-      expect(texts(update)).toEqual(texts(expected));
-      expect(update.model.model.backends).toEqual(expected.model.model.backends);
-      previous = update;
-      updates += 1;
-    }
-    expect(updates).toBeGreaterThan(50);
-  });
+      expect(updates).toBeGreaterThan(50);
+    },
+  );
 
   it('needs a full render when a backend needs more slots', async () => {
     const snapshot = await snapshotOf(3);

@@ -9,10 +9,11 @@
  */
 import { configFileName } from '../agent-api/api-types.ts';
 import {
+  type FileDigest,
   type ServerChange,
   parseServerAddress,
   rewriteServerSlots,
-  runtimePlan,
+  rewrittenPlan,
   slotLineFindings,
 } from '../agent-api/runtime-changes.ts';
 import { digestOf } from '../agent-api/apply-request.ts';
@@ -26,6 +27,8 @@ import type { ServiceRef } from '../validation/validate-ingress.ts';
 export interface RenderedConfig {
   readonly files: readonly BundleFile[];
   readonly model: ModelResult;
+  /** Each file's `sha256:` digest, when known (a slot update's): not hashed again. */
+  readonly fileDigests?: readonly FileDigest[];
 }
 
 export type EndpointUpdate =
@@ -34,7 +37,12 @@ export type EndpointUpdate =
       readonly kind: 'slots';
       readonly files: readonly BundleFile[];
       readonly model: ModelResult;
+      /** The slot changes, in line order: `runtimePlan` from the previous files to `files`. */
       readonly changes: readonly ServerChange[];
+      /** Each file's `sha256:` digest. */
+      readonly fileDigests: readonly FileDigest[];
+      /** haproxy.cfg's new text. */
+      readonly configText: string;
     }
   /** Something beyond server slots changed: render in full. */
   | { readonly kind: 'render'; readonly reason: string };
@@ -112,24 +120,18 @@ export function endpointUpdate(
   const rewritten = rewriteServerSlots(text, changes);
   if (rewritten === undefined)
     return render('the template does not write each slot as one server line');
-  const digests = previous.files.map((file) => ({
-    path: file.path,
-    digest: digestOf(file.content),
-  }));
-  const content = Buffer.from(rewritten);
+  const digests =
+    previous.fileDigests ??
+    previous.files.map((file) => ({ path: file.path, digest: digestOf(file.content) }));
+  const content = Buffer.from(rewritten.config);
   const digest = digestOf(content);
   const files = previous.files.map((file) =>
     file.path === configFileName ? { path: file.path, content } : file,
   );
-  const plan = runtimePlan(
-    { files: digests, config: text },
-    {
-      files: digests.map((file) =>
-        file.path === configFileName ? { path: file.path, digest } : file,
-      ),
-      config: rewritten,
-    },
+  const fileDigests = digests.map((file) =>
+    file.path === configFileName ? { path: file.path, digest } : file,
   );
+  const plan = rewrittenPlan(digests, fileDigests, rewritten);
   if (!plan.runtime || plan.changes.length !== changes.length) {
     return render('the rewritten slots are not runtime changes');
   }
@@ -137,7 +139,9 @@ export function endpointUpdate(
   return {
     kind: 'slots',
     files,
-    changes,
+    changes: plan.changes,
+    fileDigests,
+    configText: rewritten.config,
     model: { ...previous.model, model: { ...previous.model.model, backends } },
   };
 }

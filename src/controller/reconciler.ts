@@ -175,7 +175,7 @@ export class Reconciler {
     }
     const unchanged = delivery.desired?.digest === outcome.digest;
     if (!unchanged) {
-      delivery.setDesired(desiredConfig(outcome.files, outcome.digest));
+      delivery.setDesired(desiredConfig(outcome.files, outcome.digest, outcome));
       logger.info(
         {
           digest: outcome.digest,
