@@ -21,10 +21,46 @@ describe('rendered files between the render process and the controller', () => {
     expect(wire.map((sentFiles) => receivedFiles(sentFiles, received))).toEqual(outcomes);
   });
 
-  it('names a file marked unchanged that was never sent', () => {
-    expect(receivedFiles([{ path: 'haproxy.cfg', same: true }], new Map())).toBe(
-      'it named haproxy.cfg unchanged without having sent it',
-    );
+  it('names a file marked unchanged or edited whose last text it never got', () => {
+    const never = 'it sent haproxy.cfg as a change of a text it did not send before';
+    expect(receivedFiles([{ path: 'haproxy.cfg', same: true }], new Map())).toBe(never);
+    const edit = { path: 'haproxy.cfg', prefix: 1, suffix: 0, middle: 'x' };
+    expect(receivedFiles([edit], new Map())).toBe(never);
+    // An edit keeping more than the last text held is refused, not glued together.
+    expect(
+      receivedFiles([{ ...edit, prefix: 3, suffix: 2 }], new Map([['haproxy.cfg', 'abcd']])),
+    ).toBe(never);
+  });
+
+  it('sends a text with a small change as an edit, and the controller gets it whole', () => {
+    const line = (index: number): string => `/path/${String(index)} app_svc_80\n`;
+    const map = (lines: readonly number[]): string => lines.map(line).join('');
+    const all = Array.from({ length: 50 }, (_, index) => index);
+    const texts = [
+      map(all),
+      map([...all.slice(0, 20), 999, ...all.slice(20)]),
+      map(all),
+      map(all.slice(1)),
+      map([...all.slice(1), 50]),
+      '',
+      map(all),
+      map(all).replace('/path/7 ', '/path/7é '),
+      'whole new text',
+    ];
+    const sent = new Map<string, string>();
+    const received = new Map<string, string>();
+    for (const [index, text] of texts.entries()) {
+      const [wire] = filesToSend([{ path: 'maps/exact.map', content: text }], sent);
+      // One line added: only as many characters as it has cross (where they start may shift).
+      if (index === 1) {
+        expect(wire !== undefined && 'middle' in wire ? wire.middle : '').toHaveLength(
+          line(999).length,
+        );
+      }
+      expect(receivedFiles(wire === undefined ? [] : [wire], received)).toEqual([
+        { path: 'maps/exact.map', content: text },
+      ]);
+    }
   });
 
   it('marks a file that is new in this outcome as sent in full', () => {

@@ -36,9 +36,19 @@ export type RenderWorkerOutcome =
 
 /**
  * A rendered file as the render process sends it: `same` when its text is the one it sent
- * for that path in its last successful outcome (most reviews leave haproxy.cfg as it was).
+ * for that path in its last successful outcome (most reviews leave haproxy.cfg as it was);
+ * an edit of that text when only a part changed (a review adds one line to a map): the
+ * `prefix` and `suffix` lengths kept from it, `middle` between them.
  */
-export type SentFile = RenderedFile | { readonly path: string; readonly same: true };
+export type SentFile =
+  | RenderedFile
+  | { readonly path: string; readonly same: true }
+  | {
+      readonly path: string;
+      readonly prefix: number;
+      readonly suffix: number;
+      readonly middle: string;
+    };
 
 export type SentOutcome =
   | { readonly ok: true; readonly files: readonly SentFile[] }
@@ -48,22 +58,52 @@ export type RenderWorkerMessage =
   | { readonly id: number; readonly started: string }
   | { readonly id: number; readonly outcome: SentOutcome };
 
-/** The render process's side: files of an outcome, with texts sent last time marked `same`. */
+/** A changed text as sent: whole, or as an edit of the last one when that is shorter. */
+function changedFile(path: string, content: string, last: string | undefined): SentFile {
+  if (last === undefined) return { path, content };
+  const most = Math.min(content.length, last.length);
+  let prefix = 0;
+  while (prefix < most && content.charCodeAt(prefix) === last.charCodeAt(prefix)) prefix += 1;
+  let suffix = 0;
+  while (
+    suffix < most - prefix &&
+    content.charCodeAt(content.length - 1 - suffix) === last.charCodeAt(last.length - 1 - suffix)
+  ) {
+    suffix += 1;
+  }
+  const middle = content.slice(prefix, content.length - suffix);
+  // An edit that keeps little of the last text is sent whole.
+  return middle.length * 2 > content.length ? { path, content } : { path, prefix, suffix, middle };
+}
+
+/** The render process's side: files of an outcome, as texts sent last time changed. */
 export function filesToSend(
   files: readonly RenderedFile[],
   sent: Map<string, string>,
 ): readonly SentFile[] {
-  const out = files.map((file) =>
-    sent.get(file.path) === file.content ? { path: file.path, same: true as const } : file,
-  );
+  const out = files.map((file) => {
+    const last = sent.get(file.path);
+    return last === file.content
+      ? { path: file.path, same: true as const }
+      : changedFile(file.path, file.content, last);
+  });
   sent.clear();
   for (const file of files) sent.set(file.path, file.content);
   return out;
 }
 
+/** The text a sent file stands for, from the last one received; undefined when it cannot. */
+function receivedText(file: SentFile, last: string | undefined): string | undefined {
+  if ('content' in file) return file.content;
+  if (last === undefined) return undefined;
+  if ('same' in file) return last;
+  if (file.prefix + file.suffix > last.length) return undefined;
+  return last.slice(0, file.prefix) + file.middle + last.slice(last.length - file.suffix);
+}
+
 /**
- * The controller's side: the files of an outcome with `same` ones filled in from the last
- * outcome received (`received`, updated); a sentence when one names a text never sent.
+ * The controller's side: the files of an outcome with `same` and edited ones made from the
+ * last outcome received (`received`, updated); a sentence when one names a text never sent.
  */
 export function receivedFiles(
   files: readonly SentFile[],
@@ -71,8 +111,10 @@ export function receivedFiles(
 ): readonly RenderedFile[] | string {
   const out: RenderedFile[] = [];
   for (const file of files) {
-    const content = 'same' in file ? received.get(file.path) : file.content;
-    if (content === undefined) return `it named ${file.path} unchanged without having sent it`;
+    const content = receivedText(file, received.get(file.path));
+    if (content === undefined) {
+      return `it sent ${file.path} as a change of a text it did not send before`;
+    }
     out.push({ path: file.path, content });
   }
   received.clear();
@@ -152,11 +194,17 @@ export function readRenderWorkerRequest(value: unknown): RenderWorkerRequest | s
   };
 }
 
+function length(value: unknown): value is number {
+  return Number.isSafeInteger(value) && typeof value === 'number' && value >= 0;
+}
+
 function isSentFile(value: unknown): value is SentFile {
   return (
     isMap(value) &&
     typeof value.path === 'string' &&
-    (typeof value.content === 'string' || value.same === true)
+    (typeof value.content === 'string' ||
+      value.same === true ||
+      (length(value.prefix) && length(value.suffix) && typeof value.middle === 'string'))
   );
 }
 
