@@ -3,11 +3,14 @@ import {
   ContextDecoder,
   ContextEncoder,
   type EncodedContext,
-  encodeContext,
   isEncodedContext,
   lastingItem,
   parsedFromText,
 } from './context-transfer.ts';
+
+/** A context as one render process's first request carries it (every text). */
+const encodeContext = (context: Readonly<Record<string, unknown>>) =>
+  new ContextEncoder().encode(context);
 
 const route = (path: string): Record<string, unknown> => ({
   host: 'a.example.com',

@@ -95,11 +95,6 @@ export class ContextEncoder {
   }
 }
 
-/** A context as one render process's first request would carry it (every text). */
-export function encodeContext(context: Readonly<Record<string, unknown>>): EncodedContext {
-  return new ContextEncoder().encode(context);
-}
-
 function isIdList(value: unknown): value is readonly number[] {
   return Array.isArray(value) && value.every((id) => Number.isSafeInteger(id));
 }
