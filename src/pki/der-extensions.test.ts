@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateFacts, keyDetails } from './certificate-facts.ts';
 import { readDerExtensions } from './der-extensions.ts';
+import { generateKeyPair } from './keys.ts';
 import { verifySignature } from './signature-check.ts';
 import { x509 } from './x509.ts';
 
@@ -246,5 +247,41 @@ describe('readDerExtensions on malformed DER', () => {
     ],
   ])('throw for %s', (_, make) => {
     expect(() => readDerExtensions(make())).toThrow(/malformed DER/);
+  });
+});
+
+describe('readDerExtensions on extensions OpenSSL would not honour', () => {
+  async function issued(extensions: readonly unknown[]): Promise<Uint8Array> {
+    const now = Date.now();
+    const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: '01',
+      name: 'CN=hostile',
+      notBefore: new Date(now - 60_000),
+      notAfter: new Date(now + 86_400_000),
+      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+      keys: await generateKeyPair(),
+      extensions: extensions as never,
+    });
+    return new Uint8Array(certificate.rawData);
+  }
+
+  it('reads no named usage from key usage bits past the ninth (bit 37 is not keyCertSign)', async () => {
+    // Extension { keyUsage, OCTET STRING { BIT STRING 00 00 00 00 04 } }: only bit 37 set.
+    const raw = Uint8Array.from([
+      0x30, 0x0f, 0x06, 0x03, 0x55, 0x1d, 0x0f, 0x04, 0x08, 0x03, 0x06, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x04,
+    ]);
+    const der = await issued([new x509.KeyUsagesExtension(raw)]);
+    expect(readDerExtensions(der).keyUsage).toBe(0);
+  });
+
+  it('throws for an extension that appears twice', async () => {
+    const der = await issued([
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign),
+    ]);
+    expect(() => readDerExtensions(der)).toThrow(
+      /malformed DER: extension 2\.5\.29\.15 appears twice/,
+    );
   });
 });

@@ -141,7 +141,9 @@ function keyUsageFlags(der: Uint8Array, value: Tlv): number {
   const bits = expectTag(readTlv(der, value.start, value.end), tags.bitString, 'keyUsage');
   if (bits.end === bits.start) throw malformed('keyUsage');
   let flags = 0;
-  for (let i = bits.start + 1; i < bits.end; i++) {
+  // KeyUsage names bits 0–8. Later bits mean nothing (OpenSSL reads two bytes too); read on,
+  // they would shift past 31 and wrap onto named bits (bit 37 read as keyCertSign).
+  for (let i = bits.start + 1; i < Math.min(bits.end, bits.start + 3); i++) {
     const byte = der[i] ?? 0;
     for (let bit = 0; bit < 8; bit++) {
       if (byte & (0x80 >> bit)) flags |= 1 << ((i - bits.start - 1) * 8 + bit);
@@ -247,7 +249,9 @@ export function readDerExtensions(der: Uint8Array): DerExtensions {
     const [id, ...rest] = children(der, expectTag(extension, tags.sequence, 'extension'));
     const oid = oidText(der, expectTag(id, tags.oid, 'extension id'));
     const value = expectTag(rest[rest.length - 1], tags.octetString, `extension ${oid}`);
-    if (seen.has(oid)) continue;
+    // RFC 5280 4.2: never more than one instance of an extension; OpenSSL marks such a
+    // certificate invalid, so which instance a check reads must never matter.
+    if (seen.has(oid)) throw malformed(`extension ${oid} appears twice`);
     seen.add(oid);
     if (oid === oids.keyUsage) found.keyUsage = keyUsageFlags(der, value);
     else if (oid === oids.basicConstraints) Object.assign(found, basicConstraints(der, value));
