@@ -2,7 +2,11 @@
  * Keeps every agent on the desired configuration. `deliver()` applies it to the agents not
  * yet confirmed on it (in parallel, through the agent client's fan-out); `sync()` asks each
  * agent for its state and applies to those whose files differ, so a new or restarted agent,
- * or one that failed earlier, gets the current configuration. One operation at a time.
+ * or one that failed earlier, gets the current configuration.
+ *
+ * One call per agent at a time, and no agent waits for another: an agent still answering an
+ * earlier call is passed over (`waiting`) and, once that call ends, `onAgentFree` asks for
+ * another delivery. So a slow or stopped agent holds up neither the others nor the next change.
  *
  * An agent confirmed on the previous desired configuration, when the two differ only in
  * server slots (runtimePlan), gets a runtime change (`POST /v1/runtime-change`: the slots and
@@ -23,7 +27,12 @@ import {
 } from '../agent-api/runtime-changes.ts';
 import type { AgentClient, AgentEndpoint, BundleFile } from './agent-client.ts';
 import type { AgentDiscovery } from './agent-discovery.ts';
-import { type AgentApplyResult, type FanOutOptions, callAgents } from './agent-fanout.ts';
+import {
+  type AgentApplyResult,
+  type AgentCall,
+  type FanOutOptions,
+  callAgents,
+} from './agent-fanout.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 
 export interface DesiredConfig {
@@ -132,6 +141,13 @@ const fullSetAfter: ReadonlySet<string> = new Set([
   agentReasons.NotFound,
 ]);
 
+/** What one delivery did: the agents called and their answers, and those passed over. */
+export interface DeliveryRound {
+  readonly results: readonly AgentApplyResult[];
+  /** Agents not on the desired configuration whose earlier call had not ended. */
+  readonly waiting: readonly AgentEndpoint[];
+}
+
 export interface AgentDeliveryOptions {
   readonly client: AgentClient;
   readonly discovery: AgentDiscovery;
@@ -142,6 +158,8 @@ export interface AgentDeliveryOptions {
   readonly observer?: AgentExchangeObserver;
   /** Deadline of one state request. @default 5 s */
   readonly stateTimeoutMs?: number;
+  /** An agent passed over while busy is free again; deliver again to bring it up to date. */
+  readonly onAgentFree?: () => void;
 }
 
 /** What delivery tells about the agents' mTLS link (see `TlsStateBook`). */
@@ -167,7 +185,10 @@ export class AgentDelivery {
   #step: RuntimeStep | undefined;
   /** Agents known to run the desired configuration: endpoint key → digest. */
   readonly #confirmed = new Map<string, string>();
-  #queue: Promise<unknown> = Promise.resolve();
+  /** Agents with a call in flight: endpoint key. */
+  readonly #busy = new Set<string>();
+  /** Busy agents that a later delivery passed over. */
+  readonly #passedOver = new Set<string>();
 
   constructor(options: AgentDeliveryOptions) {
     this.#options = options;
@@ -190,111 +211,108 @@ export class AgentDelivery {
   }
 
   /** Applies the desired configuration to every agent not confirmed on it. */
-  deliver(): Promise<readonly AgentApplyResult[]> {
-    return this.#serial(async () => {
-      const desired = this.#desired;
-      if (desired === undefined) return [];
-      const pending = this.#options.discovery
-        .endpoints()
-        .filter((endpoint) => this.#confirmed.get(endpointKey(endpoint)) !== desired.digest);
-      return this.#apply(desired, pending);
-    });
+  async deliver(): Promise<DeliveryRound> {
+    const desired = this.#desired;
+    if (desired === undefined) return { results: [], waiting: [] };
+    const pending = this.#options.discovery
+      .endpoints()
+      .filter((endpoint) => this.#confirmed.get(endpointKey(endpoint)) !== desired.digest);
+    return this.#applyToFree(desired, pending);
   }
 
-  /** Asks every agent what it runs and applies to those that differ. */
-  sync(): Promise<readonly AgentApplyResult[]> {
-    return this.#serial(async () => {
-      const desired = this.#desired;
-      if (desired === undefined) return [];
-      const endpoints = this.#options.discovery.endpoints();
-      const { observer } = this.#options;
-      observer?.retainAgents(new Set(endpoints.map((endpoint) => endpoint.name)));
-      const current = await Promise.all(
-        endpoints.map(async (endpoint) => {
-          const state = await this.#options.client.state(endpoint, {
-            timeoutMs: this.#options.stateTimeoutMs ?? 5_000,
-          });
-          if (state.ok) observer?.agentState(endpoint.name, state.value.tls);
-          else observer?.agentFailed(endpoint.name, state.error.message);
-          return state.ok && sameFiles(state.value.files, desired.fileDigests);
-        }),
-      );
-      const stale = endpoints.filter((endpoint, i) => {
-        if (current[i] === true) {
-          this.#confirmed.set(endpointKey(endpoint), desired.digest);
-          return false;
-        }
-        this.#confirmed.delete(endpointKey(endpoint));
-        return true;
-      });
-      if (stale.length > 0) {
-        this.#options.logger.info(
-          { agents: stale.map((endpoint) => endpoint.name) },
-          'agents run another configuration; applying the current one',
-        );
+  /** Asks every agent not busy what it runs and applies to those that differ. */
+  async sync(): Promise<DeliveryRound> {
+    const desired = this.#desired;
+    if (desired === undefined) return { results: [], waiting: [] };
+    const endpoints = this.#options.discovery.endpoints();
+    const { observer } = this.#options;
+    observer?.retainAgents(new Set(endpoints.map((endpoint) => endpoint.name)));
+    const free = endpoints.filter((endpoint) => !this.#busy.has(endpointKey(endpoint)));
+    const current = await Promise.all(
+      free.map(async (endpoint) => {
+        const state = await this.#options.client.state(endpoint, {
+          timeoutMs: this.#options.stateTimeoutMs ?? 5_000,
+        });
+        if (state.ok) observer?.agentState(endpoint.name, state.value.tls);
+        else observer?.agentFailed(endpoint.name, state.error.message);
+        return state.ok && sameFiles(state.value.files, desired.fileDigests);
+      }),
+    );
+    const stale = free.filter((endpoint, i) => {
+      if (current[i] === true) {
+        this.#confirmed.set(endpointKey(endpoint), desired.digest);
+        return false;
       }
-      return this.#apply(desired, stale);
+      this.#confirmed.delete(endpointKey(endpoint));
+      return true;
     });
+    if (stale.length > 0) {
+      this.#options.logger.info(
+        { agents: stale.map((endpoint) => endpoint.name) },
+        'agents run another configuration; applying the current one',
+      );
+    }
+    return this.#applyToFree(desired, stale);
   }
 
+  /**
+   * Applies `desired` to those of `endpoints` with no call in flight; the others are passed
+   * over, and `onAgentFree` is called when their call ends.
+   */
+  async #applyToFree(
+    desired: DesiredConfig,
+    endpoints: readonly AgentEndpoint[],
+  ): Promise<DeliveryRound> {
+    const waiting = endpoints.filter((endpoint) => this.#busy.has(endpointKey(endpoint)));
+    for (const endpoint of waiting) this.#passedOver.add(endpointKey(endpoint));
+    const free = endpoints.filter((endpoint) => !this.#busy.has(endpointKey(endpoint)));
+    const unsettled = new Set(free.map(endpointKey));
+    for (const key of unsettled) this.#busy.add(key);
+    const settle = (key: string): void => {
+      if (!unsettled.delete(key)) return;
+      this.#busy.delete(key);
+      if (this.#passedOver.delete(key)) this.#options.onAgentFree?.();
+    };
+    try {
+      const results = await this.#apply(desired, free, (result) => {
+        this.#record(desired, result);
+        settle(endpointKey(result.endpoint));
+      });
+      return { results, waiting };
+    } finally {
+      for (const key of [...unsettled]) settle(key);
+    }
+  }
+
+  /**
+   * One call per agent: a runtime change to an agent confirmed on the previous desired
+   * configuration when the two differ only in server slots, the complete set otherwise or
+   * after the agent refused the change. Each result goes to `onResult` as it comes.
+   */
   async #apply(
     desired: DesiredConfig,
     endpoints: readonly AgentEndpoint[],
+    onResult: (result: AgentApplyResult) => void,
   ): Promise<readonly AgentApplyResult[]> {
     if (endpoints.length === 0) return [];
-    const { client } = this.#options;
-    const fanOut = this.#options.fanOut ?? {};
+    const { client, metrics, logger } = this.#options;
     const step = this.#runtimeStep(desired);
-    const body = step?.body;
-    const quick =
-      body === undefined
-        ? []
-        : endpoints.filter((endpoint) => this.#confirmed.get(endpointKey(endpoint)) === step?.from);
-    const full = endpoints.filter((endpoint) => !quick.includes(endpoint));
-    const applyFull = async (
-      pending: readonly AgentEndpoint[],
-    ): Promise<readonly AgentApplyResult[]> =>
-      pending.length === 0
-        ? []
-        : callAgents(
-            (endpoint, options) => client.apply(endpoint, desired.encoded(), options),
-            pending,
-            fanOut,
-          );
-    const [changed, applied] = await Promise.all([
-      body === undefined || quick.length === 0
-        ? []
-        : callAgents(
-            (endpoint, options) => client.runtimeChange(endpoint, body, options),
-            quick,
-            fanOut,
-          ),
-      applyFull(full),
-    ]);
-    for (const result of changed) {
-      this.#options.metrics.runtimeChanges.inc({
-        agent: result.endpoint.name,
-        result: result.ok ? 'applied' : result.error.reason,
-      });
-    }
-    const refused = changed.filter((result) => !result.ok && fullSetAfter.has(result.error.reason));
-    if (refused.length > 0) {
-      this.#options.logger.info(
-        {
-          agents: refused.map((result) => result.endpoint.name),
-          reasons: refused.map((result) => (result.ok ? '' : result.error.reason)),
-        },
-        'agents refused the runtime change; sending the complete set',
-      );
-    }
-    const retried = await applyFull(refused.map((result) => result.endpoint));
-    const results = [
-      ...changed.filter((result) => !refused.includes(result)),
-      ...applied,
-      ...retried,
-    ];
-    for (const result of results) this.#record(desired, result);
-    return results;
+    const call: AgentCall = async (endpoint, options) => {
+      if (step?.body !== undefined && this.#confirmed.get(endpointKey(endpoint)) === step.from) {
+        const changed = await client.runtimeChange(endpoint, step.body, options);
+        metrics.runtimeChanges.inc({
+          agent: endpoint.name,
+          result: changed.ok ? 'applied' : changed.error.reason,
+        });
+        if (changed.ok || !fullSetAfter.has(changed.error.reason)) return changed;
+        logger.info(
+          { agent: endpoint.name, reason: changed.error.reason },
+          'agent refused the runtime change; sending the complete set',
+        );
+      }
+      return client.apply(endpoint, desired.encoded(), options);
+    };
+    return callAgents(call, endpoints, this.#options.fanOut ?? {}, onResult);
   }
 
   /** The runtime change from the previous desired configuration, computed once per step. */
@@ -332,12 +350,6 @@ export class AgentDelivery {
       { agent: result.endpoint.name, reason: result.error.reason, attempts: result.attempts },
       result.error.message,
     );
-  }
-
-  #serial<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(work);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }
 

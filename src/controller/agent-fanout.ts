@@ -80,11 +80,15 @@ async function callOne(
   }
 }
 
-/** Makes `call` to every endpoint; results in the order of `endpoints`. */
+/**
+ * Makes `call` to every endpoint; results in the order of `endpoints`, and each to `onResult`
+ * as soon as its agent has answered (or its attempts are spent).
+ */
 export async function callAgents(
   call: AgentCall,
   endpoints: readonly AgentEndpoint[],
   options: FanOutOptions = {},
+  onResult?: (result: AgentApplyResult) => void,
 ): Promise<readonly AgentApplyResult[]> {
   const results: AgentApplyResult[] = new Array<AgentApplyResult>(endpoints.length);
   let next = 0;
@@ -94,7 +98,9 @@ export async function callAgents(
       next += 1;
       const endpoint = endpoints[index];
       if (endpoint === undefined) continue;
-      results[index] = await callOne(call, endpoint, options);
+      const result = await callOne(call, endpoint, options);
+      results[index] = result;
+      onResult?.(result);
     }
   };
   const workers = Math.min(Math.max(1, options.concurrency ?? 16), endpoints.length);

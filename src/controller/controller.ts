@@ -170,6 +170,9 @@ export async function startController(
       metrics,
       logger,
       ...(tlsStates === undefined ? {} : { observer: tlsStates.book }),
+      onAgentFree: () => {
+        late.reconciler?.trigger();
+      },
     });
     late.delivery = delivery;
     const reporter = new StatusReporter({ ...kube, instance: options.identity, logger });

@@ -192,7 +192,7 @@ export class Reconciler {
       return;
     }
     const delivering = performance.now();
-    const results = await delivery.deliver();
+    const { results, waiting } = await delivery.deliver();
     if (results.length > 0) {
       logger.info(
         {
@@ -204,9 +204,17 @@ export class Reconciler {
         'delivered to the agents',
       );
     }
+    if (waiting.length > 0) {
+      logger.info(
+        { digest: outcome.digest, agents: waiting.map((endpoint) => endpoint.name) },
+        'agents still answering an earlier call get this configuration when it ends',
+      );
+    }
     metrics.reconciles.inc({
-      result: results.length === 0 && unchanged ? 'unchanged' : 'delivered',
+      result: results.length === 0 && waiting.length === 0 && unchanged ? 'unchanged' : 'delivered',
     });
+    // Agents passed over are reported by the delivery that follows their call.
+    if (waiting.length > 0 && results.every((result) => result.ok)) return;
     await this.#reportDelivery(config, outcome.digest, results, outcome.model.model.ingresses);
   }
 

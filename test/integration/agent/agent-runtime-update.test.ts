@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../support/eventually.ts';
 import { writeAtomicProjection } from '../../../dev/lib/atomic-writer.ts';
 import { encodeApply } from '../../../src/agent-api/apply-encoding.ts';
 import { digestOf } from '../../../src/agent-api/apply-request.ts';
@@ -21,7 +22,11 @@ import { runtimePlan } from '../../../src/agent-api/runtime-changes.ts';
 import { MasterSocket } from '../../../src/agent/master-socket.ts';
 import { parseProcessList } from '../../../src/agent/process-list.ts';
 import { AgentClient } from '../../../src/controller/agent-client.ts';
-import { AgentDelivery, desiredConfig } from '../../../src/controller/agent-delivery.ts';
+import {
+  AgentDelivery,
+  type DeliveryRound,
+  desiredConfig,
+} from '../../../src/controller/agent-delivery.ts';
 import { ControllerMetrics } from '../../../src/controller/controller-metrics.ts';
 import {
   type AgentApplyResult,
@@ -419,7 +424,7 @@ describe("the controller's delivery", () => {
         ]),
       );
     desire(config([0, 'spare', 'spare', 'spare']));
-    for (const result of await delivery.deliver()) expect(result.ok).toBe(true);
+    for (const result of (await delivery.deliver()).results) expect(result.ok).toBe(true);
     // The second replica is moved to another set behind the delivery's back.
     const [first, second] = replicas;
     if (first === undefined || second === undefined) throw new Error('two replicas');
@@ -433,7 +438,7 @@ describe("the controller's delivery", () => {
     expect(moved?.ok).toBe(true);
     const next = config([0, 'spare', 1, 'spare']);
     desire(next);
-    const results = await delivery.deliver();
+    const { results } = await delivery.deliver();
     for (const result of results) {
       expect(result).toMatchObject({ ok: true, response: { changed: true, reloaded: false } });
     }
@@ -444,6 +449,78 @@ describe("the controller's delivery", () => {
     for (const replica of replicas) {
       expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(next);
       expect(await answers(replica)).toEqual(new Set(['200 upstream a', '200 upstream b']));
+    }
+  });
+
+  it('passes over a stopped agent: the other takes each new set at once, the stopped one the newest once it answers', async () => {
+    const [first, second] = replicas;
+    if (first === undefined || second === undefined) throw new Error('two replicas');
+    let freed = 0;
+    const delivery = new AgentDelivery({
+      client,
+      discovery: {
+        endpoints: () => replicas.map((replica) => replica.endpoint()),
+        start: () => Promise.resolve(),
+        stop: () => Promise.resolve(),
+      },
+      metrics: new ControllerMetrics(),
+      logger: pino({ level: 'silent' }),
+      fanOut: { attempts: 1, timeoutMs: 120_000 },
+      onAgentFree: () => {
+        freed += 1;
+      },
+    });
+    const files = (text: string) => {
+      const content = Buffer.from(text);
+      return desiredConfig([{ path: 'haproxy.cfg', content }], digestOf(content));
+    };
+    const fileOf = (replica: Replica) => readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8');
+    delivery.setDesired(files(config([0, 'spare', 'spare', 'spare'])));
+    for (const result of (await delivery.deliver()).results) expect(result.ok).toBe(true);
+
+    const both = config([0, 1, 'spare', 'spare']);
+    const newest = config([1, 'spare', 'spare', 'spare']);
+    first.signalAgent('SIGSTOP');
+    let stoppedRound: Promise<DeliveryRound> | undefined;
+    let stoppedRoundEnded = false;
+    try {
+      delivery.setDesired(files(both));
+      stoppedRound = delivery.deliver().finally(() => {
+        stoppedRoundEnded = true;
+      });
+      await eventually(
+        'the running agent takes the set',
+        () => Promise.resolve(fileOf(second)),
+        (text) => text === both,
+      );
+      delivery.setDesired(files(newest));
+      const next = await delivery.deliver();
+      expect(stoppedRoundEnded).toBe(false);
+      expect(next.waiting.map((endpoint) => endpoint.name)).toEqual([first.name]);
+      expect(next.results.map((result) => [result.endpoint.name, result.ok])).toEqual([
+        [second.name, true],
+      ]);
+      expect(fileOf(second)).toBe(newest);
+      expect(freed).toBe(0);
+    } finally {
+      first.signalAgent('SIGCONT');
+    }
+    // Continued, the agent answers the call it was stopped in, and the delivery hears of it.
+    const stopped = await stoppedRound;
+    expect(stopped.results.map((result) => [result.endpoint.name, result.ok])).toEqual([
+      [first.name, true],
+      [second.name, true],
+    ]);
+    expect(freed).toBe(1);
+    expect(fileOf(first)).toBe(both);
+    const caughtUp = await delivery.deliver();
+    expect(caughtUp.waiting).toEqual([]);
+    expect(caughtUp.results.map((result) => [result.endpoint.name, result.ok])).toEqual([
+      [first.name, true],
+    ]);
+    for (const replica of replicas) {
+      expect(fileOf(replica)).toBe(newest);
+      expect(await answers(replica)).toEqual(new Set(['200 upstream b']));
     }
   });
 });

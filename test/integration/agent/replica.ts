@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../dev/lib/free-port.ts';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
-import { type SupervisedProcess, startSupervised } from '../../../dev/lib/supervised-process.ts';
+import {
+  type SupervisedProcess,
+  killGroup,
+  startSupervised,
+} from '../../../dev/lib/supervised-process.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { sitePorts } from './site.ts';
 import { getLocal } from '../../../src/agent/local-client.ts';
@@ -127,6 +131,14 @@ export class Replica {
       await sleep(50);
     }
     throw new Error(`agent ${this.name} did not become healthy:\n${this.agentLogText()}`);
+  }
+
+  /** Stops (SIGSTOP) or continues (SIGCONT) the agent: a stopped agent takes connections but never answers. */
+  signalAgent(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    const agent = this.#agent;
+    if (agent === undefined || !killGroup(agent.pid, signal)) {
+      throw new Error(`agent ${this.name} is not running`);
+    }
   }
 
   async stopAgent(): Promise<void> {
