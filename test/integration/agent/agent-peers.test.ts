@@ -97,13 +97,13 @@ beforeAll(async () => {
   agentPair = await leaf(ca, 'agent', 'haptic-agent');
   controllerPair = await leaf(ca, 'controller', 'haptic-controller');
   site = await makeSite(await authority());
-  replica = await Replica.create(root, 'haproxy-0', '127.0.21.1', {
+  replica = await Replica.create(root, 'haproxy-0', '127.0.24.1', {
     clientName: 'haptic-controller',
   });
   await writeAtomicProjection(replica.tlsDir, goodAgentMaterial());
   await replica.startAgent();
   await replica.startHAProxy();
-  legacy = await Replica.create(root, 'legacy-0', '127.0.21.2', {
+  legacy = await Replica.create(root, 'legacy-0', '127.0.24.2', {
     legacy: { username: 'admin', password: 's3cret' },
   });
   await legacy.startAgent();

@@ -45,7 +45,7 @@ async function loaded(): Promise<TlsReport> {
 
 beforeAll(async () => {
   material = await specMaterial('haptic-agent', 'haptic-controller');
-  replica = await Replica.create(root, 'haproxy-0', '127.0.21.1', {
+  replica = await Replica.create(root, 'haproxy-0', '127.0.22.1', {
     clientName: 'haptic-controller',
   });
   await writeAtomicProjection(

@@ -1,9 +1,13 @@
 /**
  * One `haptic-haproxy` Pod on loopback: the agent (the real CLI, a child process) and its check
  * sandbox (`haptic sandbox serve`, the config-check sidecar) beside a real HAProxy in
- * master-worker mode, each replica on its own 127.0.0.x address, with the
+ * master-worker mode, each replica on its own 127.0.x.y address, with the
  * agent-tls volume as a directory in the kubelet's layout. Processes are supervised: they die
  * with the test run, and `stop()` ends them in afterAll.
+ *
+ * Test files run at once and every replica binds the same ports (sitePorts), so each test file
+ * uses addresses no other file uses: HAProxy binds with SO_REUSEPORT, and two files on one
+ * address would silently share each other's connections.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
