@@ -1,18 +1,17 @@
 /**
  * The fields chain verification and the validator read from a certificate, decoded once per
- * certificate object and cached, so verifying the same chain again (every request of a
- * connection) costs no decoding. Node's native X.509 code (OpenSSL) reads the DER, and the
- * few fields it does not expose come from a bounded walk over the same DER
- * (der-extensions.ts): no pure-JS ASN.1 decoding, which costs a millisecond or more a
- * certificate. Signatures are checked natively, also cached.
+ * certificate and kept with it, so verifying the same chain again (every request of a
+ * connection) costs no decoding. One strict, bounded walk over the DER reads them
+ * (der-certificate.ts): no pure-JS ASN.1 object model, which costs a millisecond or more a
+ * certificate, and no native X509Certificate. Signatures are checked natively, cached.
  *
- * The facts are plain data: no native object (X509Certificate, KeyObject) is kept with them.
- * Native objects are freed by weak callbacks inside the garbage collector's pause; kept in
- * caches they die in the old generation, thousands at once, and one full collection stalled
- * the webhook for over half a second. The X509Certificate that confirms the DER is dropped
- * once read, and signatures are checked over the signed bytes with the issuer's
- * SubjectPublicKeyInfo handed to OpenSSL as DER (signature-check.ts), which makes no
- * KeyObject at all.
+ * The facts are plain data, and reading them makes no native object (X509Certificate,
+ * KeyObject): native objects are freed by weak callbacks inside the garbage collector's
+ * pauses, and a stream of new certificates (a webhook reviewing Secrets it has not seen)
+ * made those pauses the tail of its latency; kept in caches, they died in the old
+ * generation, thousands at once, and one full collection stalled the webhook for over half
+ * a second. Signatures are checked over the signed bytes with the issuer's
+ * SubjectPublicKeyInfo handed to OpenSSL as DER (signature-check.ts), which makes no KeyObject.
  */
 import {
   type AsymmetricKeyDetails,
@@ -20,7 +19,8 @@ import {
   X509Certificate as NativeCertificate,
   hash,
 } from 'node:crypto';
-import { readDerExtensions } from './der-extensions.ts';
+import { deferredFacts } from './deferred-certificate.ts';
+import { readDerCertificate } from './der-certificate.ts';
 import { RecentResults } from './recent-results.ts';
 import { type SignedParts, verifySignature } from './signature-check.ts';
 import type { x509 } from './x509.ts';
@@ -66,6 +66,10 @@ export interface PublicKeyShape {
   readonly asymmetricKeyDetails?: AsymmetricKeyDetails | undefined;
 }
 
+/**
+ * Facts of certificates made here (issued, or built by @peculiar/x509): a few, long-lived.
+ * Decoded certificates carry theirs (deferred-certificate.ts).
+ */
 const factsCache = new WeakMap<x509.X509Certificate, CertificateFacts>();
 
 /**
@@ -75,47 +79,43 @@ const factsCache = new WeakMap<x509.X509Certificate, CertificateFacts>();
 const maxRememberedSignatures = 4096;
 const signatures = new RecentResults<boolean>(maxRememberedSignatures);
 
-/** Node prints a name one attribute a line; messages show them on one line. */
-function nameText(multiline: string): string {
-  return multiline.replace(/\n/g, ', ');
-}
-
-function decodeFacts(certificate: x509.X509Certificate): CertificateFacts {
-  const der = new Uint8Array(certificate.rawData);
-  // Confirms the DER with OpenSSL and reads names and dates; not kept (see above). Its public
-  // key is not read here: every KeyObject is one more native handle to free.
-  const native = new NativeCertificate(der);
-  const extensions = readDerExtensions(der);
+/**
+ * Decodes the facts of a DER certificate (copied: the facts own their bytes). Throws
+ * `MalformedDer` for anything undecodable or not allowed (see der-certificate.ts).
+ */
+export function decodeCertificateFacts(given: Uint8Array): CertificateFacts {
+  const der = new Uint8Array(given);
+  const read = readDerCertificate(der);
   return {
-    subject: nameText(native.subject),
-    issuer: nameText(native.issuer),
-    notBefore: native.validFromDate.getTime(),
-    notAfter: native.validToDate.getTime(),
-    ca: extensions.ca,
-    pathLength: extensions.pathLength,
-    keyUsage: extensions.keyUsage,
-    extendedKeyUsages: extensions.extendedKeyUsages,
-    dnsNames: extensions.dnsNames.map((name) => name.toLowerCase()),
-    signatureAlgorithm: extensions.signatureAlgorithm,
-    pssHash: extensions.pssHash,
+    subject: read.subject,
+    issuer: read.issuer,
+    notBefore: read.notBefore,
+    notAfter: read.notAfter,
+    ca: read.ca,
+    pathLength: read.pathLength,
+    keyUsage: read.keyUsage,
+    extendedKeyUsages: read.extendedKeyUsages,
+    dnsNames: read.dnsNames.map((name) => name.toLowerCase()),
+    signatureAlgorithm: read.signatureAlgorithm,
+    pssHash: read.pssHash,
     sha256: hash('sha256', der, 'hex'),
-    spki: extensions.spki,
-    spkiAlgorithm: extensions.spkiAlgorithm,
+    spki: read.spki,
+    spkiAlgorithm: read.spkiAlgorithm,
     signed: {
       der,
-      tbs: extensions.tbs,
-      signature: extensions.signature,
-      signatureAlgorithm: extensions.signatureAlgorithm,
-      algorithmsAgree: extensions.signatureAlgorithmsAgree,
+      tbs: read.tbs,
+      signature: read.signature,
+      signatureAlgorithm: read.signatureAlgorithm,
+      algorithmsAgree: read.signatureAlgorithmsAgree,
     },
   };
 }
 
 /** The decoded facts of a certificate (cached per object). Throws only for undecodable input. */
 export function certificateFacts(certificate: x509.X509Certificate): CertificateFacts {
-  let facts = factsCache.get(certificate);
+  let facts = deferredFacts(certificate) ?? factsCache.get(certificate);
   if (facts === undefined) {
-    facts = decodeFacts(certificate);
+    facts = decodeCertificateFacts(new Uint8Array(certificate.rawData));
     factsCache.set(certificate, facts);
   }
   return facts;
@@ -123,7 +123,10 @@ export function certificateFacts(certificate: x509.X509Certificate): Certificate
 
 /** What chainRefusal (src/validation/tls-key-policy.ts) reads natively, by the certificate's SHA-256. */
 export interface KeyDetails {
-  /** The subject public key's type and details; no type when OpenSSL cannot read the key. */
+  /**
+   * The subject public key's type and details; no type when OpenSSL cannot read the key, or
+   * the certificate (then the key is refused as unknown, see chainRefusal).
+   */
   readonly publicKey: PublicKeyShape;
   /** OpenSSL's check_issued of the certificate by itself: it names itself as issuer (self-issued). */
   readonly selfIssued: boolean;
@@ -133,14 +136,24 @@ export interface KeyDetails {
 const maxRememberedKeyDetails = 1024;
 const keyDetailsCache = new RecentResults<KeyDetails>(maxRememberedKeyDetails);
 
+/** What a certificate OpenSSL cannot decode has: no key type (so its key is refused), not self-issued. */
+const unreadableKeyDetails: KeyDetails = { publicKey: {}, selfIssued: false };
+
 /**
  * The key details of a certificate, read natively when first asked for (only the frontend
- * TLS policy asks; the webhook's Secret review does not) and remembered as plain data.
+ * TLS policy asks; the webhook's Secret review does not) and remembered as plain data. Never
+ * throws for a certificate OpenSSL cannot decode: its key then has no type, which the policy
+ * refuses.
  */
 export function keyDetails(certificate: x509.X509Certificate): KeyDetails {
   const facts = certificateFacts(certificate);
   return keyDetailsCache.remember(facts.sha256, () => {
-    const native = new NativeCertificate(facts.signed.der);
+    let native: NativeCertificate;
+    try {
+      native = new NativeCertificate(facts.signed.der);
+    } catch {
+      return unreadableKeyDetails;
+    }
     let publicKey: PublicKeyShape;
     try {
       const key = native.publicKey;

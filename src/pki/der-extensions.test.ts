@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateFacts, keyDetails } from './certificate-facts.ts';
-import { readDerExtensions } from './der-extensions.ts';
+import { readDerCertificate } from './der-certificate.ts';
+import { MalformedDer } from './der-reader.ts';
 import { generateKeyPair } from './keys.ts';
 import { verifySignature } from './signature-check.ts';
 import { x509 } from './x509.ts';
@@ -120,12 +121,12 @@ describe('certificate facts from native decoding and the DER walk', () => {
   });
 
   it('reads the signature algorithm and the hash of RSA-PSS parameters', () => {
-    const pss = readDerExtensions(cases[3]?.[1]() ?? new Uint8Array());
+    const pss = readDerCertificate(cases[3]?.[1]() ?? new Uint8Array());
     expect(pss).toMatchObject({
       signatureAlgorithm: '1.2.840.113549.1.1.10',
       pssHash: '2.16.840.1.101.3.4.2.2',
     });
-    const ec = readDerExtensions(cases[0]?.[1]() ?? new Uint8Array());
+    const ec = readDerCertificate(cases[0]?.[1]() ?? new Uint8Array());
     expect(ec).toMatchObject({ signatureAlgorithm: '1.2.840.10045.4.3.2', pssHash: undefined });
   });
 });
@@ -161,7 +162,7 @@ describe('signature checks over the signed bytes', () => {
 
   it('refuse a changed signature and a changed signed field', () => {
     const der = cases[0]?.[1]() ?? new Uint8Array();
-    const facts = readDerExtensions(der);
+    const facts = readDerCertificate(der);
     // The last byte of the signature, then a byte inside the subject's common name.
     expect(selfVerified(flipped(der, der.length - 1))).toBe(false);
     const name = Buffer.from(der).indexOf('bare');
@@ -184,13 +185,13 @@ describe('signature checks over the signed bytes', () => {
 
   it('refuse a certificate whose outer signature algorithm differs from the signed one', () => {
     const der = cases[0]?.[1]() ?? new Uint8Array();
-    const facts = readDerExtensions(der);
+    const facts = readDerCertificate(der);
     // ecdsa-with-SHA256 (…04 03 02) after the TBSCertificate becomes ecdsa-with-SHA384 (…04 03 03).
     const sha256 = Buffer.from([0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02]);
     const outer = Buffer.from(der).indexOf(sha256, facts.tbs.byteLength);
     expect(outer).toBeGreaterThan(0);
     const changed = flipped(der, outer + sha256.length - 1);
-    expect(readDerExtensions(changed).signatureAlgorithmsAgree).toBe(false);
+    expect(readDerCertificate(changed).signatureAlgorithmsAgree).toBe(false);
     expect(selfVerified(changed)).toBe(false);
   });
 });
@@ -211,7 +212,7 @@ describe('key details read natively on demand', () => {
 
   it('give no key type for a key OpenSSL cannot read', () => {
     const der = cases[0]?.[1]() ?? new Uint8Array();
-    const { spki } = readDerExtensions(der);
+    const { spki } = readDerCertificate(der);
     // The uncompressed point's 0x04 prefix, the BIT STRING's first byte after its unused-bits
     // byte, becomes 0x05: no point encoding.
     const point = spki.byteOffset + spki.byteLength - 65;
@@ -223,7 +224,7 @@ describe('key details read natively on demand', () => {
   });
 });
 
-describe('readDerExtensions on malformed DER', () => {
+describe('readDerCertificate on malformed DER', () => {
   const good = (): Uint8Array => selfSigned('good', ['keyUsage=digitalSignature']);
 
   it.each([
@@ -239,18 +240,18 @@ describe('readDerExtensions on malformed DER', () => {
       'a signature with unused bits',
       () => {
         const der = good();
-        const { signature } = readDerExtensions(der);
+        const { signature } = readDerCertificate(der);
         const copy = Uint8Array.from(der);
         copy[der.length - signature.byteLength - 1] = 1;
         return copy;
       },
     ],
   ])('throw for %s', (_, make) => {
-    expect(() => readDerExtensions(make())).toThrow(/malformed DER/);
+    expect(() => readDerCertificate(make())).toThrow(/malformed DER/);
   });
 });
 
-describe('readDerExtensions on extensions OpenSSL would not honour', () => {
+describe('readDerCertificate on extensions OpenSSL would not honour', () => {
   async function issued(extensions: readonly unknown[]): Promise<Uint8Array> {
     const now = Date.now();
     const certificate = await x509.X509CertificateGenerator.createSelfSigned({
@@ -272,7 +273,7 @@ describe('readDerExtensions on extensions OpenSSL would not honour', () => {
       0x00, 0x04,
     ]);
     const der = await issued([new x509.KeyUsagesExtension(raw)]);
-    expect(readDerExtensions(der).keyUsage).toBe(0);
+    expect(readDerCertificate(der).keyUsage).toBe(0);
   });
 
   it('throws for an extension that appears twice', async () => {
@@ -280,8 +281,113 @@ describe('readDerExtensions on extensions OpenSSL would not honour', () => {
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign),
     ]);
-    expect(() => readDerExtensions(der)).toThrow(
+    expect(() => readDerCertificate(der)).toThrow(
       /malformed DER: extension 2\.5\.29\.15 appears twice/,
     );
+  });
+});
+
+/** True when openssl verify, given the self-signed `der` as its own trust anchor, refuses it for an unhandled critical extension. */
+function opensslRefusesCritical(name: string, der: Uint8Array): boolean {
+  writeFileSync(join(dir, `${name}-verify.der`), der);
+  openssl(['x509', '-inform', 'DER', '-in', `${name}-verify.der`, '-out', `${name}-verify.pem`]);
+  const result = spawnSync(
+    'openssl',
+    ['verify', '-CAfile', `${name}-verify.pem`, `${name}-verify.pem`],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+    },
+  );
+  return /unhandled critical extension/.test(`${result.stdout}${result.stderr}`);
+}
+
+describe('critical extensions', () => {
+  const critical: readonly (readonly [string, string])[] = [
+    ['an unknown extension', '1.2.3.4=critical,DER:05:00'],
+    ['subjectKeyIdentifier', 'subjectKeyIdentifier=critical,hash'],
+    ['authorityKeyIdentifier', 'authorityKeyIdentifier=critical,keyid:always'],
+    ['the TLS feature extension', 'tlsfeature=critical,status_request'],
+    ['nameConstraints', 'nameConstraints=critical,permitted;DNS:example.com'],
+    ['certificatePolicies', 'certificatePolicies=critical,1.2.3.4'],
+    ['policyConstraints', 'policyConstraints=critical,requireExplicitPolicy:1'],
+    ['policyMappings', 'policyMappings=critical,1.2.3.4:1.2.3.5'],
+    ['inhibitAnyPolicy', 'inhibitAnyPolicy=critical,1'],
+    ['cRLDistributionPoints', 'crlDistributionPoints=critical,URI:http://example.com/c.crl'],
+    ['OCSP noCheck', 'noCheck=critical,ignored'],
+    ['the Netscape certificate type', 'nsCertType=critical,server'],
+    ['an RFC 3779 address block', 'sbgp-ipAddrBlock=critical,IPv4:10.0.0.0/8'],
+    ['an RFC 3779 AS number set', 'sbgp-autonomousSysNum=critical,AS:64500'],
+    ['extendedKeyUsage', 'extendedKeyUsage=critical,serverAuth'],
+    ['subjectAltName', 'subjectAltName=critical,DNS:example.com'],
+  ];
+
+  it.each(critical)('are refused exactly when OpenSSL refuses them: %s', (_, extension) => {
+    const name = `critical-${extension.replace(/[^a-zA-Z0-9]/g, '').slice(0, 24)}`;
+    const der = selfSigned(name, [
+      'basicConstraints=critical,CA:TRUE',
+      'keyUsage=critical,keyCertSign,digitalSignature',
+      extension,
+    ]);
+    const refused = opensslRefusesCritical(name, der);
+    if (refused) {
+      expect(() => readDerCertificate(der)).toThrow(/unhandled critical extension/);
+    } else {
+      expect(() => readDerCertificate(der)).not.toThrow();
+    }
+  });
+
+  it('refuse an unknown critical extension, and accept it not critical', () => {
+    expect(() =>
+      readDerCertificate(selfSigned('unknown-critical', ['1.2.3.4=critical,DER:05:00'])),
+    ).toThrow(/malformed DER: unhandled critical extension 1\.2\.3\.4/);
+    expect(readDerCertificate(selfSigned('unknown-plain', ['1.2.3.4=DER:05:00'])).keyUsage).toBe(
+      undefined,
+    );
+  });
+});
+
+describe('keyUsage padding bits', () => {
+  it('must be zero: 03 02 03 06 is refused, not read as keyCertSign', () => {
+    const padded = selfSigned('ku-padded', ['2.5.29.15=critical,DER:03:02:03:06']);
+    expect(() => readDerCertificate(padded)).toThrow(MalformedDer);
+    expect(() => readDerCertificate(padded)).toThrow(/keyUsage padding bits/);
+    const clean = selfSigned('ku-clean', ['2.5.29.15=critical,DER:03:02:01:06']);
+    expect(readDerCertificate(clean).keyUsage).toBe(32 | 64);
+    const empty = selfSigned('ku-empty-unused', ['2.5.29.15=DER:03:01:03']);
+    expect(() => readDerCertificate(empty)).toThrow(MalformedDer);
+  });
+});
+
+describe('subjectAltName entries', () => {
+  it('of every kind are read when well formed', () => {
+    // The last one a directoryName [4] holding the Name CN=ab.
+    const der = selfSigned('san-all', [
+      'subjectAltName=DNS:a.example.com,IP:10.0.0.1,IP:::1,email:a@example.com,URI:https://example.com/,RID:1.2.3.4,otherName:1.2.3.4;UTF8:x',
+    ]);
+    expect(readDerCertificate(der).dnsNames).toEqual(['a.example.com']);
+    const directory = selfSigned('san-dir', [
+      '2.5.29.17=DER:30:11:a4:0f:30:0d:31:0b:30:09:06:03:55:04:03:0c:02:61:62',
+    ]);
+    expect(readDerCertificate(directory).dnsNames).toEqual([]);
+  });
+
+  const malformedNames: readonly (readonly [string, string])[] = [
+    ['an unknown tag [9]', '30:02:89:00'],
+    ['a constructed dNSName', '30:04:a2:02:04:00'],
+    ['a primitive directoryName', '30:02:84:00'],
+    ['a directoryName that holds no Name', '30:04:a4:02:05:00'],
+    ['an iPAddress of three bytes', '30:05:87:03:01:02:03'],
+    ['a registeredID that is no OID', '30:03:88:01:80'],
+    ['an otherName without its value', '30:07:a0:05:06:03:2a:03:04'],
+    ['a dNSName past ASCII', '30:03:82:01:ff'],
+    ['an ediPartyName holding a truncated value', '30:04:a5:02:30:05'],
+  ];
+
+  it.each(malformedNames)('make the certificate malformed: %s', (what, bytes) => {
+    const der = selfSigned(`san-${what.replace(/[^a-z]/g, '').slice(0, 20)}`, [
+      `2.5.29.17=DER:${bytes}`,
+    ]);
+    expect(() => readDerCertificate(der)).toThrow(MalformedDer);
   });
 });

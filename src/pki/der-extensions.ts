@@ -1,107 +1,58 @@
 /**
- * The few fields of a DER certificate that Node's native X509Certificate does not expose and
- * chain verification reads: the keyUsage bits, basicConstraints (CA flag, path length), the
- * dNSName entries of the subjectAltName, the extended key usage OIDs, the signature
- * algorithm, and the bytes a signature check needs (the signed TBSCertificate, the signature
- * value, the SubjectPublicKeyInfo and its algorithm). A strict, bounded TLV walk over input OpenSSL has already accepted; anything
- * malformed throws, so a certificate whose facts decode has every one of these readable.
+ * The extensions of a DER certificate that chain verification reads: the keyUsage bits,
+ * basicConstraints (CA flag, path length), the dNSName entries of the subjectAltName and the
+ * extended key usage OIDs. Every extension must be well formed (OID, optional one-byte
+ * critical flag, OCTET STRING) and appear once; the four read here must decode as DER (a
+ * keyUsage BIT STRING with zero padding bits, every subjectAltName entry a well-formed
+ * GeneralName), or the walk throws, so which reading a check gets never depends on a
+ * decoder's leniency. Other extensions are not decoded; one marked critical is refused unless
+ * OpenSSL's verifier handles it (X509_supported_extension), as OpenSSL refuses it then.
  */
-
-interface Tlv {
-  readonly tag: number;
-  /** Where the TLV begins (its tag). */
-  readonly offset: number;
-  /** Start and end (exclusive) of the contents. */
-  readonly start: number;
-  readonly end: number;
-}
-
-const tags = {
-  boolean: 0x01,
-  integer: 0x02,
-  bitString: 0x03,
-  octetString: 0x04,
-  oid: 0x06,
-  sequence: 0x30,
-  explicit0: 0xa0,
-  explicitExtensions: 0xa3,
-  dnsName: 0x82,
-} as const;
+import {
+  type Tlv,
+  booleanValue,
+  children,
+  expectTag,
+  malformed,
+  oidText,
+  readTlv,
+  smallInteger,
+  tags,
+  wellFormed,
+} from './der-reader.ts';
+import { readName } from './der-names.ts';
 
 const oids = {
-  rsaPss: '1.2.840.113549.1.1.10',
   keyUsage: '2.5.29.15',
   subjectAltName: '2.5.29.17',
   basicConstraints: '2.5.29.19',
   extendedKeyUsage: '2.5.29.37',
 } as const;
 
-function malformed(what: string): Error {
-  return new Error(`malformed DER: ${what}`);
-}
-
-/** The TLV at `offset`, its contents within `limit`. Only definite lengths of up to 4 bytes. */
-function readTlv(der: Uint8Array, offset: number, limit: number): Tlv {
-  if (offset + 2 > limit) throw malformed('truncated header');
-  const tag = der[offset] ?? 0;
-  if ((tag & 0x1f) === 0x1f) throw malformed('multi-byte tag');
-  let length = der[offset + 1] ?? 0;
-  let start = offset + 2;
-  if (length & 0x80) {
-    const bytes = length & 0x7f;
-    if (bytes === 0 || bytes > 4 || start + bytes > limit) throw malformed('length');
-    length = 0;
-    for (let i = 0; i < bytes; i++) length = length * 256 + (der[start + i] ?? 0);
-    start += bytes;
-  }
-  const end = start + length;
-  if (end > limit) throw malformed('length beyond its container');
-  return { tag, offset, start, end };
-}
-
-/** The TLVs inside a constructed value. */
-function children(der: Uint8Array, parent: Tlv): Tlv[] {
-  const found: Tlv[] = [];
-  for (let offset = parent.start; offset < parent.end;) {
-    const child = readTlv(der, offset, parent.end);
-    found.push(child);
-    offset = child.end;
-  }
-  return found;
-}
-
-function expectTag(tlv: Tlv | undefined, tag: number, what: string): Tlv {
-  if (tlv === undefined || tlv.tag !== tag) throw malformed(what);
-  return tlv;
-}
-
-/** Dotted decimal of an OBJECT IDENTIFIER's contents. */
-function oidText(der: Uint8Array, tlv: Tlv): string {
-  const arcs: number[] = [];
-  let value = 0;
-  for (let i = tlv.start; i < tlv.end; i++) {
-    const byte = der[i] ?? 0;
-    value = value * 128 + (byte & 0x7f);
-    if (value > Number.MAX_SAFE_INTEGER / 128) throw malformed('OID arc too large');
-    if ((byte & 0x80) === 0) {
-      if (arcs.length === 0) {
-        const first = Math.min(2, Math.floor(value / 40));
-        arcs.push(first, value - 40 * first);
-      } else arcs.push(value);
-      value = 0;
-    }
-  }
-  if (arcs.length === 0 || (der[tlv.end - 1] ?? 0) & 0x80) throw malformed('OID');
-  return arcs.join('.');
-}
-
-function smallInteger(der: Uint8Array, tlv: Tlv): number {
-  const length = tlv.end - tlv.start;
-  if (length === 0 || length > 6 || (der[tlv.start] ?? 0) & 0x80) throw malformed('integer');
-  let value = 0;
-  for (let i = tlv.start; i < tlv.end; i++) value = value * 256 + (der[i] ?? 0);
-  return value;
-}
+/**
+ * Extensions OpenSSL 3's verifier handles, so it accepts them marked critical (its
+ * X509_supported_extension): the four read here, and ones the product neither issues nor
+ * checks (policies, name constraints, CRL distribution points, RFC 3779 resources...). Any
+ * other extension marked critical makes OpenSSL refuse the certificate ("unhandled critical
+ * extension"), so the reader refuses it too.
+ */
+const handledByOpenSsl: ReadonlySet<string> = new Set([
+  '2.16.840.1.113730.1.1', // Netscape certificate type
+  oids.keyUsage,
+  oids.subjectAltName,
+  oids.basicConstraints,
+  '2.5.29.32', // certificatePolicies
+  '2.5.29.31', // cRLDistributionPoints
+  oids.extendedKeyUsage,
+  '1.3.6.1.5.5.7.1.7', // sbgp-ipAddrBlock
+  '1.3.6.1.5.5.7.1.8', // sbgp-autonomousSysNum
+  '1.3.6.1.5.5.7.48.1.5', // OCSP noCheck
+  '2.5.29.36', // policyConstraints
+  '1.3.6.1.5.5.7.1.14', // proxyCertInfo
+  '2.5.29.30', // nameConstraints
+  '2.5.29.33', // policyMappings
+  '2.5.29.54', // inhibitAnyPolicy
+]);
 
 export interface DerExtensions {
   /** keyUsage flags (bit n of the BIT STRING is 2^n: digitalSignature 1, keyCertSign 32), or undefined when absent. */
@@ -113,33 +64,36 @@ export interface DerExtensions {
   readonly extendedKeyUsages: readonly string[] | undefined;
   /** dNSName entries of the subjectAltName, as written. */
   readonly dnsNames: readonly string[];
-  /** OID of the certificate's signature algorithm. */
-  readonly signatureAlgorithm: string;
-  /** RSA-PSS only: OID of the hash its parameters name, undefined for the default (SHA-1). */
-  readonly pssHash: string | undefined;
-  /** The signed bytes: the whole DER TBSCertificate. */
-  readonly tbs: Uint8Array;
-  /** The signature value (the BIT STRING's bytes; it must have no unused bits). */
-  readonly signature: Uint8Array;
-  /** True when the TBSCertificate names the same signature AlgorithmIdentifier as the outer one (RFC 5280 4.1.1.2). */
-  readonly signatureAlgorithmsAgree: boolean;
-  /** The DER SubjectPublicKeyInfo. */
-  readonly spki: Uint8Array;
-  /** OID of the SubjectPublicKeyInfo's algorithm (1.2.840.10045.2.1 for EC, 1.2.840.113549.1.1.1 for RSA). */
-  readonly spkiAlgorithm: string;
 }
 
-function whole(der: Uint8Array, tlv: Tlv): Uint8Array {
-  return der.subarray(tlv.offset, tlv.end);
-}
+/** What a certificate without extensions has. */
+export const noExtensions: DerExtensions = {
+  keyUsage: undefined,
+  ca: false,
+  pathLength: undefined,
+  extendedKeyUsages: undefined,
+  dnsNames: [],
+};
 
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+/** The one value an extension's OCTET STRING holds, of tag `tag`. */
+function contents(der: Uint8Array, value: Tlv, tag: number, what: string): Tlv {
+  const inner = expectTag(readTlv(der, value.start, value.end), tag, what);
+  if (inner.end !== value.end) throw malformed(what);
+  return inner;
 }
 
 function keyUsageFlags(der: Uint8Array, value: Tlv): number {
-  const bits = expectTag(readTlv(der, value.start, value.end), tags.bitString, 'keyUsage');
-  if (bits.end === bits.start) throw malformed('keyUsage');
+  const bits = contents(der, value, tags.bitString, 'keyUsage');
+  const unused = der[bits.start] ?? 0;
+  if (bits.end === bits.start || unused > 7) throw malformed('keyUsage');
+  // DER: no unused bits in an empty string, and the unused (padding) bits of the last byte are zero.
+  if (
+    bits.end === bits.start + 1
+      ? unused !== 0
+      : ((der[bits.end - 1] ?? 0) & ((1 << unused) - 1)) !== 0
+  ) {
+    throw malformed('keyUsage padding bits');
+  }
   let flags = 0;
   // KeyUsage names bits 0–8. Later bits mean nothing (OpenSSL reads two bytes too); read on,
   // they would shift past 31 and wrap onto named bits (bit 37 read as keyCertSign).
@@ -153,106 +107,110 @@ function keyUsageFlags(der: Uint8Array, value: Tlv): number {
 }
 
 function basicConstraints(der: Uint8Array, value: Tlv): Pick<DerExtensions, 'ca' | 'pathLength'> {
-  const sequence = expectTag(
-    readTlv(der, value.start, value.end),
-    tags.sequence,
-    'basicConstraints',
-  );
-  let ca = false;
-  let pathLength: number | undefined;
-  for (const field of children(der, sequence)) {
-    if (field.tag === tags.boolean) ca = field.end > field.start && der[field.start] !== 0;
-    else if (field.tag === tags.integer) pathLength = smallInteger(der, field);
-    else throw malformed('basicConstraints');
+  const fields = children(der, contents(der, value, tags.sequence, 'basicConstraints'));
+  let next = 0;
+  const flag = fields[next]?.tag === tags.boolean ? fields[next++] : undefined;
+  const limit = fields[next]?.tag === tags.integer ? fields[next++] : undefined;
+  if (next !== fields.length) throw malformed('basicConstraints');
+  return {
+    ca: flag !== undefined && booleanValue(der, flag, 'basicConstraints'),
+    pathLength: limit === undefined ? undefined : smallInteger(der, limit, 'pathLenConstraint'),
+  };
+}
+
+/** GeneralName tags: `[n]` primitive (0x80 + n) or constructed (0xa0 + n), as RFC 5280 defines each. */
+const generalNameTags = {
+  otherName: 0xa0,
+  rfc822Name: 0x81,
+  dNSName: tags.dnsName,
+  x400Address: 0xa3,
+  directoryName: 0xa4,
+  ediPartyName: 0xa5,
+  uniformResourceIdentifier: 0x86,
+  iPAddress: 0x87,
+  registeredID: 0x88,
+} as const;
+
+/** Throws unless `name` is a well-formed GeneralName (RFC 5280 4.2.1.6). */
+function checkGeneralName(der: Uint8Array, name: Tlv): void {
+  const what = 'subjectAltName entry';
+  switch (name.tag) {
+    case generalNameTags.otherName: {
+      // type-id OBJECT IDENTIFIER, value [0] EXPLICIT ANY
+      const [type, value, ...extra] = children(der, name);
+      oidText(der, expectTag(type, tags.oid, what));
+      const inner = children(der, expectTag(value, tags.explicit0, what));
+      if (extra.length > 0 || inner.length !== 1 || inner[0] === undefined) throw malformed(what);
+      wellFormed(der, inner[0]);
+      return;
+    }
+    case generalNameTags.rfc822Name:
+    case generalNameTags.dNSName:
+    case generalNameTags.uniformResourceIdentifier:
+      // IA5String: ASCII.
+      for (let i = name.start; i < name.end; i++) {
+        if ((der[i] ?? 0) > 0x7f) throw malformed(`${what} not IA5String`);
+      }
+      return;
+    case generalNameTags.x400Address:
+    case generalNameTags.ediPartyName:
+      wellFormed(der, name);
+      return;
+    case generalNameTags.directoryName: {
+      // Name is a CHOICE, so explicitly tagged: one Name inside.
+      const [inner, ...extra] = children(der, name);
+      if (extra.length > 0) throw malformed(what);
+      readName(der, expectTag(inner, tags.sequence, what));
+      return;
+    }
+    case generalNameTags.iPAddress:
+      // An IPv4 or IPv6 address.
+      if (name.end - name.start !== 4 && name.end - name.start !== 16) throw malformed(what);
+      return;
+    case generalNameTags.registeredID:
+      oidText(der, name);
+      return;
+    default:
+      throw malformed(what);
   }
-  return { ca, pathLength };
 }
 
 function dnsNames(der: Uint8Array, value: Tlv): string[] {
-  const sequence = expectTag(readTlv(der, value.start, value.end), tags.sequence, 'subjectAltName');
-  return children(der, sequence)
-    .filter((name) => name.tag === tags.dnsName)
+  const sequence = contents(der, value, tags.sequence, 'subjectAltName');
+  const names = children(der, sequence);
+  for (const name of names) checkGeneralName(der, name);
+  return names
+    .filter((name) => name.tag === generalNameTags.dNSName)
     .map((name) => Buffer.from(der.subarray(name.start, name.end)).toString('latin1'));
 }
 
 function purposes(der: Uint8Array, value: Tlv): string[] {
-  const sequence = expectTag(
-    readTlv(der, value.start, value.end),
-    tags.sequence,
-    'extendedKeyUsage',
-  );
+  const sequence = contents(der, value, tags.sequence, 'extendedKeyUsage');
   return children(der, sequence).map((oid) =>
     oidText(der, expectTag(oid, tags.oid, 'extendedKeyUsage')),
   );
 }
 
-/** RSASSA-PSS-params: the hash algorithm's OID from `[0] EXPLICIT AlgorithmIdentifier`, if any. */
-function pssHash(der: Uint8Array, parameters: Tlv): string | undefined {
-  const fields = children(der, expectTag(parameters, tags.sequence, 'RSA-PSS parameters'));
-  const hash = fields.find((field) => field.tag === tags.explicit0);
-  if (hash === undefined) return undefined;
-  const identifier = expectTag(readTlv(der, hash.start, hash.end), tags.sequence, 'RSA-PSS hash');
-  const [oid] = children(der, identifier);
-  return oidText(der, expectTag(oid, tags.oid, 'RSA-PSS hash'));
-}
-
-/**
- * Reads the extensions, signature algorithm and signed parts of a DER certificate. Throws
- * when malformed.
- */
-export function readDerExtensions(der: Uint8Array): DerExtensions {
-  const certificate = expectTag(readTlv(der, 0, der.length), tags.sequence, 'Certificate');
-  const [tbs, algorithm, signatureValue, ...extra] = children(der, certificate);
-  if (extra.length > 0) throw malformed('Certificate has more than three fields');
-  const signedPart = expectTag(tbs, tags.sequence, 'TBSCertificate');
-  const outerAlgorithm = expectTag(algorithm, tags.sequence, 'signatureAlgorithm');
-  const tbsFields = children(der, signedPart);
-  const bits = expectTag(signatureValue, tags.bitString, 'signatureValue');
-  if (bits.end === bits.start || der[bits.start] !== 0) throw malformed('signatureValue');
-  // serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo after [0] version.
-  const versioned = tbsFields[0]?.tag === tags.explicit0 ? 1 : 0;
-  const innerAlgorithm = expectTag(tbsFields[versioned + 1], tags.sequence, 'TBS signature');
-  const spki = expectTag(tbsFields[versioned + 5], tags.sequence, 'subjectPublicKeyInfo');
-  const [spkiAlgorithm] = children(der, spki);
-  const [spkiAlgorithmOid] = children(
-    der,
-    expectTag(spkiAlgorithm, tags.sequence, 'subjectPublicKeyInfo algorithm'),
-  );
-  const [algorithmOid, parameters] = children(der, outerAlgorithm);
-  const found: {
-    -readonly [K in keyof DerExtensions]: DerExtensions[K];
-  } = {
-    keyUsage: undefined,
-    ca: false,
-    pathLength: undefined,
-    extendedKeyUsages: undefined,
-    dnsNames: [],
-    signatureAlgorithm: oidText(der, expectTag(algorithmOid, tags.oid, 'signatureAlgorithm')),
-    pssHash: undefined,
-    tbs: whole(der, signedPart),
-    signature: der.subarray(bits.start + 1, bits.end),
-    signatureAlgorithmsAgree: bytesEqual(whole(der, outerAlgorithm), whole(der, innerAlgorithm)),
-    spki: whole(der, spki),
-    spkiAlgorithm: oidText(
-      der,
-      expectTag(spkiAlgorithmOid, tags.oid, 'subjectPublicKeyInfo algorithm'),
-    ),
-  };
-  if (found.signatureAlgorithm === oids.rsaPss && parameters !== undefined) {
-    found.pssHash = pssHash(der, parameters);
-  }
-  const wrapper = tbsFields.find((field) => field.tag === tags.explicitExtensions);
-  if (wrapper === undefined) return found;
-  const list = expectTag(readTlv(der, wrapper.start, wrapper.end), tags.sequence, 'extensions');
+/** Reads the extensions in `wrapper` (the TBSCertificate's `[3]`). Throws when malformed. */
+export function readExtensions(der: Uint8Array, wrapper: Tlv): DerExtensions {
+  const list = contents(der, wrapper, tags.sequence, 'extensions');
+  const found: { -readonly [K in keyof DerExtensions]: DerExtensions[K] } = { ...noExtensions };
   const seen = new Set<string>();
   for (const extension of children(der, list)) {
-    const [id, ...rest] = children(der, expectTag(extension, tags.sequence, 'extension'));
+    const fields = children(der, expectTag(extension, tags.sequence, 'extension'));
+    const [id, critical, ...rest] = fields;
     const oid = oidText(der, expectTag(id, tags.oid, 'extension id'));
-    const value = expectTag(rest[rest.length - 1], tags.octetString, `extension ${oid}`);
+    const flagged = critical?.tag === tags.boolean;
+    if (flagged) booleanValue(der, critical, `extension ${oid} critical flag`);
+    const value = expectTag(flagged ? rest[0] : critical, tags.octetString, `extension ${oid}`);
+    if (fields.length !== (flagged ? 3 : 2)) throw malformed(`extension ${oid}`);
     // RFC 5280 4.2: never more than one instance of an extension; OpenSSL marks such a
     // certificate invalid, so which instance a check reads must never matter.
     if (seen.has(oid)) throw malformed(`extension ${oid} appears twice`);
     seen.add(oid);
+    if (flagged && booleanValue(der, critical, 'critical') && !handledByOpenSsl.has(oid)) {
+      throw malformed(`unhandled critical extension ${oid}`);
+    }
     if (oid === oids.keyUsage) found.keyUsage = keyUsageFlags(der, value);
     else if (oid === oids.basicConstraints) Object.assign(found, basicConstraints(der, value));
     else if (oid === oids.subjectAltName) found.dnsNames = dnsNames(der, value);

@@ -4,12 +4,15 @@ export {
   type CryptoKey,
   type CryptoKeyPair,
   type PublicKeySource,
+  type ReadPrivateKey,
   decodePrivateKey,
   encodePrivateKey,
   generateKeyPair,
   keyMatchesCertificate,
+  publicKeyInfoMatchesCertificate,
   publicKeysEqual,
   readPrivateKey,
+  readPrivateKeyLazily,
 } from './keys.ts';
 export {
   type CertificateAuthority,

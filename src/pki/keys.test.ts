@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { ECDH, KeyObject, createPrivateKey, createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { errorCodes } from '../errors.ts';
 import { issueCa, issueLeaf } from './generate.ts';
 import {
@@ -10,7 +11,9 @@ import {
   encodePrivateKey,
   generateKeyPair,
   keyMatchesCertificate,
+  publicKeyInfoMatchesCertificate,
   publicKeysEqual,
+  readPrivateKeyLazily,
 } from './keys.ts';
 import { decodeCertificateChain } from './parse.ts';
 
@@ -130,6 +133,125 @@ describe('decodePrivateKey', () => {
     expect(() => decodePrivateKey(pem())).toThrow(message);
     expect(() => decodePrivateKey(pem())).toThrow(
       expect.objectContaining({ code: errorCodes.PKI_KEY_INVALID }),
+    );
+  });
+
+  it.each(rejected)('rejects %s as readPrivateKeyLazily does, with the same message', (_, pem) => {
+    const message = (read: () => unknown): string => {
+      try {
+        read();
+      } catch (error) {
+        expect(error).toMatchObject({ code: errorCodes.PKI_KEY_INVALID });
+        return error instanceof Error ? error.message : '';
+      }
+      return 'no error';
+    };
+    expect(message(() => readPrivateKeyLazily(pem()))).toBe(message(() => decodePrivateKey(pem())));
+  });
+});
+
+describe('readPrivateKeyLazily', () => {
+  const ecPkcs8 = opensslFile('lazy-ec.key', [
+    ...['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-384'],
+  ]);
+  const ecSec1 = opensslFile('lazy-sec1.key', [
+    'ecparam',
+    '-genkey',
+    '-name',
+    'prime256v1',
+    '-noout',
+  ]);
+  const rsa = opensslFile('lazy-rsa.key', [
+    ...['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048'],
+  ]);
+  const ed25519 = opensslFile('lazy-ed.key', ['genpkey', '-algorithm', 'ED25519']);
+  const keys = [
+    ['a PKCS#8 P-384 key', ecPkcs8],
+    ['a SEC1 P-256 key', ecSec1],
+    ['an RSA key', rsa],
+    ['an Ed25519 key', ed25519],
+  ] as const;
+
+  it.each(keys)(
+    'reads %s: the public half as OpenSSL derives it, the key as decodePrivateKey makes it',
+    async (_, pem) => {
+      const read = readPrivateKeyLazily(new TextEncoder().encode(pem));
+      const expected = createPublicKey(createPrivateKey(pem)).export({
+        type: 'spki',
+        format: 'der',
+      });
+      expect(Buffer.from(read.publicKeyInfo)).toEqual(expected);
+      const eager = decodePrivateKey(pem).privateKey;
+      const key = read.privateKey;
+      expect(read.privateKey).toBe(key);
+      expect(key.algorithm).toEqual(eager.algorithm);
+      expect(key.usages).toEqual(['sign']);
+      const signer =
+        key.algorithm.name === 'ECDSA' ? { name: 'ECDSA', hash: 'SHA-256' } : key.algorithm;
+      await expect(crypto.subtle.sign(signer, key, new Uint8Array(8))).resolves.toBeInstanceOf(
+        ArrayBuffer,
+      );
+    },
+  );
+
+  it('makes no CryptoKey until the key is read', () => {
+    const made = vi.spyOn(KeyObject.prototype, 'toCryptoKey');
+    try {
+      const read = readPrivateKeyLazily(ecSec1);
+      expect(made).not.toHaveBeenCalled();
+      expect(read.privateKey.type).toBe('private');
+      expect(made).toHaveBeenCalledTimes(1);
+    } finally {
+      made.mockRestore();
+    }
+  });
+
+  it('reads text that also holds a certificate or public key as decodePrivateKey does', async () => {
+    const ca = await issueCa({ commonName: 'with-key', validityDays: 1, now });
+    const pem = `${ca.certificate.toString('pem')}\n${encodePrivateKey(ca.keys.privateKey)}`;
+    const read = readPrivateKeyLazily(pem);
+    expect(publicKeyInfoMatchesCertificate(read.publicKeyInfo, ca.certificate)).toBe(true);
+    expect(keyMatchesCertificate(read.privateKey, ca.certificate)).toBe(true);
+    const publicOnly = createPublicKey(ecSec1).export({ type: 'spki', format: 'pem' }).toString();
+    expect(() => readPrivateKeyLazily(publicOnly)).toThrow(/not a readable unencrypted PEM key/);
+  });
+
+  it.each(['CERTIFICATE', 'X509 CERTIFICATE', 'TRUSTED CERTIFICATE'])(
+    'matches the key OpenSSL reads, not a certificate labelled %s before it',
+    async (label) => {
+      const victim = await issueCa({ commonName: 'victim', validityDays: 1, now });
+      const body = victim.certificate
+        .toString('pem')
+        .replace(/-----(BEGIN|END) CERTIFICATE-----/g, `-----$1 ${label}-----`);
+      // An unrelated key after the victim's certificate: the key the TLS stack would use.
+      const pem = `${body}\n${ecSec1}`;
+      expect(createPrivateKey(pem).equals(createPrivateKey(ecSec1))).toBe(true);
+      const read = readPrivateKeyLazily(pem);
+      expect(Buffer.from(read.publicKeyInfo)).toEqual(
+        createPublicKey(ecSec1).export({ type: 'spki', format: 'der' }),
+      );
+      expect(publicKeyInfoMatchesCertificate(read.publicKeyInfo, victim.certificate)).toBe(false);
+      expect(keyMatchesCertificate(read.privateKey, victim.certificate)).toBe(false);
+    },
+  );
+});
+
+describe('publicKeyInfoMatchesCertificate', () => {
+  it('matches the key of the certificate, also encoded with a compressed point, and no other', async () => {
+    const one = await issueCa({ commonName: 'one', validityDays: 1, now });
+    const other = await issueCa({ commonName: 'other', validityDays: 1, now });
+    const spki = KeyObject.from(one.keys.publicKey).export({ type: 'spki', format: 'der' });
+    expect(publicKeyInfoMatchesCertificate(spki, one.certificate)).toBe(true);
+    expect(publicKeyInfoMatchesCertificate(spki, other.certificate)).toBe(false);
+    // SubjectPublicKeyInfo of P-256 with a 33-byte compressed point.
+    const prefix = Buffer.from('3039301306072a8648ce3d020106082a8648ce3d030107032200', 'hex');
+    const point = spki.subarray(spki.length - 65);
+    const compressed = ECDH.convertKey(point, 'prime256v1', undefined, undefined, 'compressed');
+    const encoded = Buffer.concat([prefix, Buffer.from(compressed as Buffer)]);
+    expect(encoded.equals(spki)).toBe(false);
+    expect(publicKeyInfoMatchesCertificate(encoded, one.certificate)).toBe(true);
+    expect(publicKeyInfoMatchesCertificate(Uint8Array.from([0x30, 0x00]), one.certificate)).toBe(
+      false,
     );
   });
 });

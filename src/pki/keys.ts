@@ -54,6 +54,18 @@ function importAlgorithm(
   }
 }
 
+function unreadable(error: unknown): HapticError {
+  return new HapticError(
+    errorCodes.PKI_KEY_INVALID,
+    `The private key is not a readable unencrypted PEM key (${describeError(error)}); supply a PKCS#8 "BEGIN PRIVATE KEY" block.`,
+    { cause: error },
+  );
+}
+
+function unusable(reason: string): HapticError {
+  return new HapticError(errorCodes.PKI_KEY_INVALID, `The private key cannot be used: ${reason}.`);
+}
+
 /**
  * Reads a PEM private key (PKCS#8, SEC1 or PKCS#1) of any algorithm Node knows, for callers
  * that judge the algorithm themselves. Throws `PKI_KEY_INVALID` when it is no readable key.
@@ -65,11 +77,7 @@ export function readPrivateKey(pem: string | Uint8Array): KeyObject {
       format: 'pem',
     });
   } catch (error) {
-    throw new HapticError(
-      errorCodes.PKI_KEY_INVALID,
-      `The private key is not a readable unencrypted PEM key (${describeError(error)}); supply a PKCS#8 "BEGIN PRIVATE KEY" block.`,
-      { cause: error },
-    );
+    throw unreadable(error);
   }
 }
 
@@ -80,12 +88,7 @@ export function readPrivateKey(pem: string | Uint8Array): KeyObject {
 export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
   const privateKey = readPrivateKey(pem);
   const algorithm = importAlgorithm(privateKey);
-  if (typeof algorithm === 'string') {
-    throw new HapticError(
-      errorCodes.PKI_KEY_INVALID,
-      `The private key cannot be used: ${algorithm}.`,
-    );
-  }
+  if (typeof algorithm === 'string') throw unusable(algorithm);
   let publicKey: CryptoKey | undefined;
   const privateCryptoKey = privateKey.toCryptoKey(algorithm, true, ['sign']);
   publicHalves.set(
@@ -101,6 +104,58 @@ export function decodePrivateKey(pem: string | Uint8Array): CryptoKeyPair {
         'verify',
       ]);
       return publicKey;
+    },
+  };
+}
+
+/** A private key read from PEM: checked and its public half read now, its CryptoKey made when needed. */
+export interface ReadPrivateKey {
+  /** The DER SubjectPublicKeyInfo of the key's public half, as OpenSSL encodes it. */
+  readonly publicKeyInfo: Uint8Array;
+  /** The key, ready to sign with Web Crypto: made on first read. */
+  readonly privateKey: CryptoKey;
+}
+
+/**
+ * Reads a PEM private key exactly as decodePrivateKey does (the same forms, algorithms and
+ * errors), but keeps only what a key match needs: the SubjectPublicKeyInfo of its public half.
+ * The public half is derived from the private key OpenSSL reads from the PEM, never read from
+ * the text itself: a certificate or public key block before the private key (under any label
+ * OpenSSL knows) must not stand in for the key the TLS stack will use. Both KeyObjects die
+ * young; the CryptoKey, two more native objects for the garbage collector to free, is made only
+ * when `privateKey` is read (to sign, or to write the key back). Throws `PKI_KEY_INVALID` with
+ * the reason, here or, should the key then fail to convert, when `privateKey` is read.
+ */
+export function readPrivateKeyLazily(pem: string | Uint8Array): ReadPrivateKey {
+  // Its own copy (not a view of a pooled buffer), kept until the CryptoKey is made.
+  let bytes: Uint8Array | undefined = new Uint8Array(
+    typeof pem === 'string' ? Buffer.from(pem) : pem,
+  );
+  const read = readPrivateKey(bytes);
+  const algorithm = importAlgorithm(read);
+  if (typeof algorithm === 'string') throw unusable(algorithm);
+  let publicKeyInfo: Uint8Array;
+  try {
+    publicKeyInfo = new Uint8Array(createPublicKey(read).export({ type: 'spki', format: 'der' }));
+  } catch (error) {
+    throw unreadable(error);
+  }
+  let privateKey: CryptoKey | undefined;
+  return {
+    publicKeyInfo,
+    get privateKey(): CryptoKey {
+      if (privateKey === undefined) {
+        try {
+          privateKey = readPrivateKey(bytes ?? new Uint8Array()).toCryptoKey(algorithm, true, [
+            'sign',
+          ]);
+        } catch (error) {
+          throw error instanceof HapticError ? error : unreadable(error);
+        }
+        bytes = undefined;
+        publicHalves.set(privateKey, publicKeyInfo);
+      }
+      return privateKey;
     },
   };
 }
@@ -148,6 +203,30 @@ export function publicKeysEqual(a: PublicKeySource, b: PublicKeySource): boolean
   try {
     if (Buffer.from(spkiBytes(a)).equals(spkiBytes(b))) return true;
     return toKeyObject(a).equals(toKeyObject(b));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when the DER SubjectPublicKeyInfo `publicKeyInfo` (of a ReadPrivateKey, say) is the
+ * certificate's public key: equal bytes, or, encoded another way, the same key to OpenSSL.
+ */
+export function publicKeyInfoMatchesCertificate(
+  publicKeyInfo: Uint8Array,
+  certificate: x509.X509Certificate,
+): boolean {
+  const known = certificateFacts(certificate).spki;
+  const given = Buffer.from(
+    publicKeyInfo.buffer,
+    publicKeyInfo.byteOffset,
+    publicKeyInfo.byteLength,
+  );
+  if (given.equals(known)) return true;
+  try {
+    const key = (spki: Uint8Array): KeyObject =>
+      createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
+    return key(publicKeyInfo).equals(key(known));
   } catch {
     return false;
   }

@@ -2,13 +2,13 @@
  * PEM bundles of certificates: decoding (leaf first, then intermediates; or a CA bundle) with
  * errors that say which block is wrong, and encoding back to PEM. Everything decoded here is
  * hostile input: sizes are bounded, and the facts the product reads (certificate-facts.ts)
- * are decoded up front by Node's native parser, so a certificate that decodes here never
- * throws when they are read. @peculiar/x509's own view is parsed on first use
- * (deferred-certificate.ts).
+ * are decoded up front by a strict DER reader that accepts only certificates OpenSSL reads
+ * (der-certificate.ts), so a certificate that decodes here never throws when they are read.
+ * @peculiar/x509's own view is parsed on first use (deferred-certificate.ts).
  */
 import { hash } from 'node:crypto';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import { certificateFacts } from './certificate-facts.ts';
+import { decodeCertificateFacts } from './certificate-facts.ts';
 import { deferredCertificate } from './deferred-certificate.ts';
 import { RecentResults } from './recent-results.ts';
 import type { x509 } from './x509.ts';
@@ -37,13 +37,17 @@ function textOf(pem: string | Uint8Array): string {
 }
 
 /**
- * Certificates decoded recently, by the SHA-256 of their DER. @default 1024 (about 8 KB each)
- * Decoding costs a tenth of a millisecond, and the same certificate comes back again and
- * again: a CA in ca.crt of both identity Secrets and of the old and new object of every update,
- * a peer's chain on every request. A decoded certificate is immutable, so one object serves
- * them all, and everything cached per object (facts, signatures, key matches) is then reused.
+ * Certificates decoded recently, by the SHA-256 of their DER. @default 128 (under 2 KB each)
+ * Decoding costs tens of microseconds, and the same certificate comes back again and again: a
+ * CA in ca.crt of both identity Secrets and of the old and new object of every update, a
+ * peer's chain on every request. A decoded certificate is immutable, so one object serves them
+ * all, and everything cached by certificate (facts, signatures) is then reused. Kept to the
+ * working set of a cluster's few identities and CAs: under a stream of certificates never
+ * seen again (a webhook reviewing new Secrets) an entry then dies young. With 256 and more,
+ * V8 carried every entry into the old generation (over a megabyte a young collection, each
+ * copied twice and freed only by a full collection).
  */
-const maxRememberedCertificates = 1024;
+const maxRememberedCertificates = 128;
 const recentCertificates = new RecentResults<x509.X509Certificate>(maxRememberedCertificates);
 
 /** Decodes one DER certificate and reads every field once, so later reads cannot throw. */
@@ -51,13 +55,8 @@ function decodeDer(der: Uint8Array, position: string): x509.X509Certificate {
   // One-shot hashing: no Hash object, which is another native handle for the collector.
   const key = hash('sha256', der, 'base64');
   try {
-    return recentCertificates.remember(key, () => {
-      const certificate = deferredCertificate(der);
-      // Node's native parser confirms the DER and the facts the product reads are decoded
-      // once (cached), so none of them can throw later.
-      certificateFacts(certificate);
-      return certificate;
-    });
+    // The facts the product reads are decoded once, up front, so none of them can throw later.
+    return recentCertificates.remember(key, () => deferredCertificate(decodeCertificateFacts(der)));
   } catch (error) {
     throw invalid(`${position} is not a valid X.509 certificate (${describeError(error)}).`, error);
   }

@@ -1,10 +1,11 @@
 /**
- * Loads @peculiar/x509 and the ASN.1 packages beside it on first use, not when src/pki is
- * imported: loading them costs about 90 ms of CPU, and most runs never need them
- * (`haptic preflight` without certificates; the webhook reads certificates natively). Their
- * CommonJS builds are required, all from one build, so every class is one class. The
- * metadata shim their dependency injection needs is installed first, and @peculiar/x509 is
- * pointed at Node's WebCrypto.
+ * Loads @peculiar/x509 (and, through it, its ASN.1 packages) on first use, not when src/pki
+ * is imported: loading costs about 90 ms of CPU, and runs that decode no certificate
+ * (`haptic preflight` without certificates) never need it. A decoded certificate needs its
+ * prototype (deferred-certificate.ts), though its fields are read by the DER reader and its
+ * ASN.1 objects built only when first read. The CommonJS build is required, so every class is
+ * one class. The metadata shim its dependency injection needs is installed first, and
+ * @peculiar/x509 is pointed at Node's WebCrypto.
  */
 import { createRequire } from 'node:module';
 import type * as Peculiar from '@peculiar/x509';
@@ -14,15 +15,10 @@ const load = createRequire(import.meta.url);
 
 let loaded: typeof Peculiar | undefined;
 
-/** The CommonJS package `name` (an @peculiar one), loaded once; the caller names its type. */
-export function requirePeculiar(name: string): unknown {
-  return load(name);
-}
-
 /** @peculiar/x509, loaded and set up the first time. */
 export function peculiarX509(): typeof Peculiar {
   if (loaded === undefined) {
-    const module = requirePeculiar('@peculiar/x509') as typeof Peculiar;
+    const module = load('@peculiar/x509') as typeof Peculiar;
     module.cryptoProvider.set(globalThis.crypto);
     loaded = module;
   }

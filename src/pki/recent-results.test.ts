@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RecentResults } from './recent-results.ts';
 
@@ -39,5 +40,39 @@ describe('RecentResults', () => {
     ).toThrow('undecodable');
     expect(ask(memory, 'bad')).toBe('value of bad');
     expect(memory.computed).toEqual(['bad']);
+  });
+});
+
+describe('RecentResults against a plain least-recently-used model', () => {
+  it('computes exactly the keys the model misses, over any sequence and capacity', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.string({ maxLength: 3 }), { maxLength: 300 }),
+        (capacity, keys) => {
+          const results = new RecentResults<string>(capacity);
+          const model = new Map<string, string>();
+          for (const key of keys) {
+            let computed = false;
+            const value = results.remember(key, () => {
+              computed = true;
+              return `value of ${key}`;
+            });
+            expect(value).toBe(`value of ${key}`);
+            const known = model.has(key);
+            expect(computed).toBe(!known);
+            model.delete(key);
+            model.set(key, value);
+            if (model.size > capacity) model.delete(model.keys().next().value ?? '');
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses a capacity that is not a positive whole number', () => {
+    expect(() => new RecentResults(0)).toThrow(RangeError);
+    expect(() => new RecentResults(1.5)).toThrow(RangeError);
   });
 });

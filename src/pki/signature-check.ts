@@ -9,10 +9,10 @@
  */
 import { X509Certificate, createPublicKey, verify } from 'node:crypto';
 
-/** The parts of a certificate a signature check reads (from der-extensions.ts). */
+/** The parts of a certificate a signature check reads (from der-certificate.ts). */
 export interface SignedParts {
-  /** The whole certificate DER (for the fallback). */
-  readonly der: Uint8Array;
+  /** The whole certificate DER (for the fallback), the whole of its buffer. */
+  readonly der: Uint8Array<ArrayBuffer>;
   readonly tbs: Uint8Array;
   readonly signature: Uint8Array;
   /** OID of the outer signatureAlgorithm. */

@@ -37,8 +37,15 @@ function trustOf(fields: SecretFields): IdentityTrust {
 
 function identityOf(fields: SecretFields): IdentityMaterial {
   const chain = fields.certificates(identitySecretKeys.certificate);
-  const privateKey = fields.privateKey(identitySecretKeys.privateKey);
-  return { chain, privateKey, ...trustOf(fields) };
+  const key = fields.privateKey(identitySecretKeys.privateKey);
+  return {
+    chain,
+    get privateKey() {
+      return key.privateKey;
+    },
+    publicKeyInfo: key.publicKeyInfo,
+    ...trustOf(fields),
+  };
 }
 
 /** Decodes identity data that exists (a Secret's, or a mounted revision's files at `place`). */

@@ -45,11 +45,18 @@ export function decodeIssuerSecret(data: SecretData | undefined, secret: string)
   const fields = new SecretFields(data, inSecret(secret));
   return decodeWith((): IssuerMaterial => {
     const certificate = fields.certificate(issuerSecretKeys.certificate);
-    const privateKey = fields.privateKey(issuerSecretKeys.privateKey);
+    const key = fields.privateKey(issuerSecretKeys.privateKey);
     const generation = generationOf(fields);
     const rotation = rotationOf(fields);
-    const material = { certificate, privateKey, generation };
-    return rotation === undefined ? material : { ...material, rotation };
+    return {
+      certificate,
+      get privateKey() {
+        return key.privateKey;
+      },
+      publicKeyInfo: key.publicKeyInfo,
+      generation,
+      ...(rotation === undefined ? {} : { rotation }),
+    };
   });
 }
 

@@ -30,10 +30,17 @@ export function decodeKeyPair(
   secret: string | DataPlace,
 ): Decoded<KeyPairMaterial> {
   const fields = fieldsOf(data, secret);
-  return decodeWith(() => ({
-    chain: fields.certificates(keyPairSecretKeys.certificate),
-    privateKey: fields.privateKey(keyPairSecretKeys.privateKey),
-  }));
+  return decodeWith((): KeyPairMaterial => {
+    const chain = fields.certificates(keyPairSecretKeys.certificate);
+    const key = fields.privateKey(keyPairSecretKeys.privateKey);
+    return {
+      chain,
+      get privateKey() {
+        return key.privateKey;
+      },
+      publicKeyInfo: key.publicKeyInfo,
+    };
+  });
 }
 
 /** tls.crt and tls.key with the key as Node reads it, whatever its algorithm. */

@@ -25,6 +25,8 @@ export interface CaRotation {
 export interface IssuerMaterial {
   readonly certificate: x509.X509Certificate;
   readonly privateKey: CryptoKey;
+  /** See {@link KeyPairMaterial.publicKeyInfo}. */
+  readonly publicKeyInfo?: Uint8Array;
   /** Generation of the current CA: 1 for the first, one more for every rotation. */
   readonly generation: number;
   /** Present from a CA rotation until its clean-up. */
@@ -41,8 +43,14 @@ export interface PreviousTrust {
 export interface KeyPairMaterial {
   /** tls.crt: the leaf, then any intermediates. */
   readonly chain: readonly [x509.X509Certificate, ...x509.X509Certificate[]];
-  /** tls.key. */
+  /** tls.key. Decoded from a Secret, it is made when first read. */
   readonly privateKey: CryptoKey;
+  /**
+   * The DER SubjectPublicKeyInfo of tls.key's public half, when the key was read from a Secret
+   * (absent for keys made here): key matches compare it, so the validator never makes the key
+   * itself (native objects the garbage collector frees in its pauses).
+   */
+  readonly publicKeyInfo?: Uint8Array;
 }
 
 export interface IdentityMaterial extends KeyPairMaterial {

@@ -1,7 +1,8 @@
 /**
  * The decoders of this directory behind one cache: identity, issuer and key-pair Secrets,
  * remembering recent results by content.
- * Decoding a certificate costs about half a millisecond; the webhook sees the same Secret
+ * Decoding an identity Secret costs a few tenths of a millisecond (base64, certificates, a
+ * private key OpenSSL reads, chain checks after it); the webhook sees the same Secret
  * contents again and again (the old object of every update, retries, dry runs), and decoded
  * material is immutable, so a bounded cache keyed by a hash of the bytes is safe. Chain
  * verification then also reuses its per-certificate caches.
@@ -23,11 +24,12 @@ import type {
 /**
  * Entries kept per kind. @default 32
  * A handful of Secrets exist (the identities, the issuer, the webhook's and frontends' key
- * pairs), so repeats of one content are near each other. Kept small on purpose: decoded
- * material holds native key objects (a private CryptoKey), and an entry evicted soon dies in
- * the young generation; a large cache of never-repeating contents (a stream of new Secrets)
- * moved thousands of them into the old generation, where freeing them at once paused the
- * webhook for over half a second in one full collection.
+ * pairs), so repeats of one content are near each other. Kept small on purpose: an entry
+ * evicted soon dies in the young generation, while a large cache of never-repeating contents
+ * (a stream of new Secrets) moves everything it holds into the old generation first. Decoded
+ * material holds no native object until its private key is read (only to sign or write it
+ * back; see readPrivateKeyLazily): native objects freed together in one full collection
+ * once paused the webhook for over half a second.
  */
 export const defaultDecoderCapacity = 32;
 

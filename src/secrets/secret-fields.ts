@@ -8,11 +8,11 @@
 import type { KeyObject } from 'node:crypto';
 import { describeError } from '../errors.ts';
 import {
-  type CryptoKey,
+  type ReadPrivateKey,
   type x509,
   decodeCertificateChain,
-  decodePrivateKey,
   readPrivateKey,
+  readPrivateKeyLazily,
 } from '../pki/index.ts';
 import { type SecretData, maxSecretBytes } from './layout.ts';
 import type { Decoded } from './material.ts';
@@ -172,9 +172,12 @@ export class SecretFields {
     return first;
   }
 
-  /** The PEM private key of `key`, for signing with Web Crypto. */
-  privateKey(key: string): CryptoKey {
-    return this.#key(key, (bytes) => decodePrivateKey(bytes).privateKey);
+  /**
+   * The PEM private key of `key`, for signing with Web Crypto: checked and its public half
+   * read now, its CryptoKey made on first read (see readPrivateKeyLazily).
+   */
+  privateKey(key: string): ReadPrivateKey {
+    return this.#key(key, readPrivateKeyLazily);
   }
 
   /** The PEM private key of `key` of any algorithm Node reads, for callers that judge it. */

@@ -1,23 +1,25 @@
 /**
- * Remembered key matches of decoded material. Decoded material is immutable and the webhook
- * meets the same objects again (SecretDecoder hands out cached material), so the answers are
- * kept per object, weakly: they go when the material goes. (Fingerprints and signatures are
- * remembered in src/pki, by the certificate's SHA-256.)
+ * Key matches of decoded material. Material read from a Secret carries its key's public half
+ * as SubjectPublicKeyInfo bytes, so a match compares bytes with the certificate's facts (cached
+ * in src/pki) and never makes the private key, a native object; material made here (generated
+ * keys) is compared through its CryptoKey.
  */
-import { type CryptoKey, keyMatchesCertificate, type x509 } from '../pki/index.ts';
+import {
+  type CryptoKey,
+  keyMatchesCertificate,
+  publicKeyInfoMatchesCertificate,
+  type x509,
+} from '../pki/index.ts';
 
-const keyMatches = new WeakMap<CryptoKey, WeakMap<x509.X509Certificate, boolean>>();
+/** The key of decoded material: its CryptoKey, and its public half's SPKI when read from a Secret. */
+export interface MaterialKey {
+  readonly privateKey: CryptoKey;
+  readonly publicKeyInfo?: Uint8Array | undefined;
+}
 
-/** keyMatchesCertificate, computed once per key and certificate object. */
-export function keyBelongsTo(privateKey: CryptoKey, certificate: x509.X509Certificate): boolean {
-  let byCertificate = keyMatches.get(privateKey);
-  const known = byCertificate?.get(certificate);
-  if (known !== undefined) return known;
-  const matches = keyMatchesCertificate(privateKey, certificate);
-  if (byCertificate === undefined) {
-    byCertificate = new WeakMap();
-    keyMatches.set(privateKey, byCertificate);
-  }
-  byCertificate.set(certificate, matches);
-  return matches;
+/** True when the material's private key belongs to the certificate. */
+export function keyBelongsTo(key: MaterialKey, certificate: x509.X509Certificate): boolean {
+  return key.publicKeyInfo === undefined
+    ? keyMatchesCertificate(key.privateKey, certificate)
+    : publicKeyInfoMatchesCertificate(key.publicKeyInfo, certificate);
 }

@@ -35,7 +35,7 @@ export const identityUnparsable: Check<IdentitySubject> = ({ name, role, state }
     : undefined;
 
 export const identityKeyMismatch: Check<IdentitySubject> = ({ name, label, role, state }) =>
-  state.state === 'present' && !keyBelongsTo(state.material.privateKey, state.material.chain[0])
+  state.state === 'present' && !keyBelongsTo(state.material, state.material.chain[0])
     ? error(
         validationCodes.KeyMismatch,
         secretPath(name, 'tls.key'),

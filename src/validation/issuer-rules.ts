@@ -8,7 +8,7 @@ import { certificateFacts, publicKeysEqual, sha256Fingerprint, type x509 } from 
 import { issuerSecretKeys } from '../secrets/layout.ts';
 import type { Decoded, IssuerState, KeyPairMaterial } from '../secrets/material.ts';
 import { type SecretProblem, secretReasons } from '../secrets/reasons.ts';
-import { keyBelongsTo } from './certificate-memo.ts';
+import { type MaterialKey, keyBelongsTo } from './certificate-memo.ts';
 import { validationCodes } from './codes.ts';
 import { checkDeadline } from './deadline-rules.ts';
 import { type Finding, error, secretPath } from './finding.ts';
@@ -16,7 +16,8 @@ import { type Finding, error, secretPath } from './finding.ts';
 /** An issuer Secret reduced to what the rules compare. */
 export interface IssuerView {
   readonly certificate: x509.X509Certificate;
-  readonly privateKey: KeyPairMaterial['privateKey'];
+  /** The material it was read from, for key matches (its private key is not made for them). */
+  readonly key: MaterialKey;
   /** The CA this one replaced, during a default-provider rotation. */
   readonly previousCa?: x509.X509Certificate;
   readonly until?: Date;
@@ -33,17 +34,17 @@ export function viewDefaultIssuer(state: IssuerState): DecodedIssuer {
       problem: { key, reason: secretReasons.KeyMissing, message: 'The issuer Secret is empty.' },
     };
   }
-  const { certificate, privateKey, rotation } = state.material;
+  const { certificate, rotation } = state.material;
+  const key = state.material;
   return rotation === undefined
-    ? { certificate, privateKey }
-    : { certificate, privateKey, previousCa: rotation.previousCa, until: rotation.until };
+    ? { certificate, key }
+    : { certificate, key, previousCa: rotation.previousCa, until: rotation.until };
 }
 
 /** cert-manager's CA Secret (tls.crt, tls.key) as a view. */
 export function viewKeyPairIssuer(decoded: Decoded<KeyPairMaterial>): DecodedIssuer {
   if (decoded.state === 'unparsable') return { problem: decoded.problem };
-  const { chain, privateKey } = decoded.material;
-  return { certificate: chain[0], privateKey };
+  return { certificate: decoded.material.chain[0], key: decoded.material };
 }
 
 export interface IssuerSubject {
@@ -71,7 +72,7 @@ function materialFinding({ name, label, next }: IssuerSubject): Finding | undefi
       `${next.problem.message} Restore the issuer Secret from its backup.`,
     );
   }
-  if (!keyBelongsTo(next.privateKey, next.certificate)) {
+  if (!keyBelongsTo(next.key, next.certificate)) {
     return error(
       validationCodes.KeyMismatch,
       secretPath(name, 'tls.key'),

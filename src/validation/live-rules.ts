@@ -132,7 +132,7 @@ function servingKeyMismatch(
   material: KeyPairMaterial,
   what: string,
 ): Finding | undefined {
-  return keyBelongsTo(material.privateKey, material.chain[0])
+  return keyBelongsTo(material, material.chain[0])
     ? undefined
     : error(
         validationCodes.KeyMismatch,

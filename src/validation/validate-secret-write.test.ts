@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { KeyObject } from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
 import {
   certManagerMarker,
   defaultMarker,
@@ -147,6 +148,21 @@ describe('validateSecretWrite', () => {
       'error:IdentityUntrusted',
       'denied',
     ]);
+  });
+
+  it('makes no private key to judge a write: key matches compare the key’s public half', () => {
+    const made = vi.spyOn(KeyObject.prototype, 'toCryptoKey');
+    try {
+      const renewed = {
+        ...server,
+        data: identityData({ leaf: agent, key: controller.keys, trust: [ca.certificate] }),
+      };
+      expect(codes(server, renewed)).toEqual(['error:KeyMismatch', 'denied']);
+      expect(codes(renewed, server)).toEqual(['allowed']);
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
   });
 
   it('allows deleting an identity with a warning', () => {
