@@ -1,9 +1,10 @@
 /**
- * Counts the packets a command and everything it starts send off this machine. The command
- * runs in a cgroup of its own; an iptables/ip6tables chain in OUTPUT counts packets of that
- * cgroup that do not go out the loopback interface and are not for the local cluster's own
- * ranges (cluster-network.ts), and records each destination in an xt_recent list, so the
- * report names them. Rules, lists and cgroup exist only for the run.
+ * Counts and stops the packets a command and everything it starts address off this machine.
+ * The command runs in a cgroup of its own; an iptables/ip6tables chain in OUTPUT counts packets
+ * of that cgroup that do not go out the loopback interface and are not for the local cluster's
+ * own ranges (cluster-network.ts), records each destination in an xt_recent list, so the report
+ * names them, and rejects them, so none leaves even when a test goes wrong. Rules, lists and
+ * cgroup exist only for the run.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
@@ -100,6 +101,17 @@ export class EgressGuard {
         '--rdest',
         '--set',
       ]);
+      run(tool, [
+        '-w',
+        '-A',
+        this.#chain,
+        '-m',
+        'cgroup',
+        '--path',
+        this.#cgroupPath,
+        '-j',
+        'REJECT',
+      ]);
       run(tool, ['-w', '-I', 'OUTPUT', '1', '-j', this.#chain]);
     }
   }
@@ -171,5 +183,5 @@ export class EgressGuard {
 /** The failure message: how many packets, to where, and what to do. */
 export function describeEgress(report: EgressReport): string {
   const where = report.destinations.length > 0 ? report.destinations.join(', ') : 'unknown';
-  return `${report.packets} packet(s) left this machine from the guarded run, to: ${where}. Nothing the suite starts may reach an address other than loopback or the local cluster's own ranges; find the caller of that address.`;
+  return `${report.packets} packet(s) from the guarded run were addressed off this machine (the guard stopped them), to: ${where}. Nothing the suite starts may reach an address other than loopback or the local cluster's own ranges; find the caller of that address.`;
 }

@@ -23,7 +23,7 @@ describe('egress guard report', () => {
 
   it('names the destinations and the fix', () => {
     expect(describeEgress({ packets: 2, destinations: ['198.51.100.7'] })).toMatch(
-      /^2 packet\(s\) left this machine from the guarded run, to: 198\.51\.100\.7\. /,
+      /^2 packet\(s\) from the guarded run were addressed off this machine \(the guard stopped them\), to: 198\.51\.100\.7\. /,
     );
   });
 });

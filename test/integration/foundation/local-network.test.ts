@@ -156,6 +156,7 @@ describe('the egress guard of the test run', () => {
     ip('link', 'set', hostSide, 'up');
     ip('-n', netns, 'addr', 'add', `${target}/30`, 'dev', nsSide);
     ip('-n', netns, 'link', 'set', nsSide, 'up');
+    ip('-n', netns, 'link', 'set', 'lo', 'up');
   });
 
   afterAll(() => {
@@ -182,12 +183,44 @@ describe('the egress guard of the test run', () => {
     expect(chains()).not.toContain(result.chain);
   });
 
-  it('fails a run that sent a packet elsewhere, naming the destination', async () => {
+  /** A UDP receiver on the test host; resolves once it listens, with what reached it in 3 s. */
+  const receiver = async (): Promise<{ readonly heard: Promise<string> }> => {
+    const script = [
+      'import socket',
+      'sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)',
+      `sock.bind(('${target}', 9))`,
+      'sock.settimeout(3)',
+      "print('ready', flush=True)",
+      'try:',
+      "    print('received', sock.recv(16))",
+      'except socket.timeout:',
+      "    print('nothing')",
+    ].join('\n');
+    const run = execa('ip', ['netns', 'exec', netns, 'python3', '-c', script], { reject: false });
+    await new Promise<void>((resolve) => {
+      run.stdout.once('data', () => {
+        resolve();
+      });
+    });
+    return { heard: run.then((result) => result.stdout) };
+  };
+
+  it('fails a run that sent a packet elsewhere, naming the destination, and stops the packet', async () => {
+    const received = await receiver();
     const result = await guarded(`echo x > /dev/udp/${target}/9`);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/egress guard: 1 packet\(s\) left this machine/);
+    expect(result.stderr).toMatch(
+      /egress guard: 1 packet\(s\) from the guarded run were addressed off this machine \(the guard stopped them\)/,
+    );
     expect(result.stderr).toContain(target);
     expect(chains()).not.toContain(result.chain);
+    expect(await received.heard).toBe('ready\nnothing');
+  });
+
+  it('has a receiver that hears a packet sent on the test host itself', async () => {
+    const received = await receiver();
+    await execa('ip', ['netns', 'exec', netns, 'bash', '-c', `echo x > /dev/udp/${target}/9`]);
+    expect(await received.heard).toBe("ready\nreceived b'x\\n'");
   });
 
   it("keeps the command's own failure code", async () => {
