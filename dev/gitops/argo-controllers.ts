@@ -15,7 +15,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { freePort } from '../lib/free-port.ts';
+import { freePort, freePorts } from '../lib/free-port.ts';
 import { startSupervised, type SupervisedProcess } from '../lib/supervised-process.ts';
 import { toolPath } from '../lib/tools.ts';
 import type { ClusterCli } from './cluster-cli.ts';
@@ -133,8 +133,7 @@ export async function startArgoControllers(
     ]);
     await waitRedis(redisPort, redis.process, redis.log);
     const redisAddress = `127.0.0.1:${String(redisPort)}`;
-    const repoPort = await freePort();
-    const repoMetrics = await freePort();
+    const [repoPort, repoMetrics] = await freePorts(2);
     const repo = start(
       'argocd-repo-server',
       toolPath('argocd'),

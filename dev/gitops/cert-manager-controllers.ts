@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { freePort } from '../lib/free-port.ts';
+import { freePorts } from '../lib/free-port.ts';
 import { startSupervised, type SupervisedProcess } from '../lib/supervised-process.ts';
 import { toolPath } from '../lib/tools.ts';
 import { clusterCli, type ClusterCli } from './cluster-cli.ts';
@@ -91,8 +91,7 @@ export async function startCertManager(kubeconfig: string, dir: string): Promise
     for (const process of started.reverse()) await process.stop();
   };
   const start = async (name: CertManagerBinary, extra: readonly string[]): Promise<void> => {
-    const health = await freePort();
-    const metrics = await freePort();
+    const [health, metrics] = await freePorts(2);
     const log = join(dir, `${name}.log`);
     const process = startSupervised({
       name,

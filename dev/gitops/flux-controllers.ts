@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../lib/free-port.ts';
+import { freePort, freePorts } from '../lib/free-port.ts';
 import { startSupervised, type SupervisedProcess } from '../lib/supervised-process.ts';
 import { toolPath } from '../lib/tools.ts';
 import type { ClusterCli } from './cluster-cli.ts';
@@ -45,8 +45,7 @@ export async function startFluxControllers(cli: ClusterCli, dir: string): Promis
     for (const process of started.reverse()) await process.stop();
   };
   const start = async (name: 'source-controller' | 'helm-controller', extra: string[]) => {
-    const health = await freePort();
-    const metrics = await freePort();
+    const [health, metrics] = await freePorts(2);
     const log = join(dir, `${name}.log`);
     const process = startSupervised({
       name,

@@ -3,7 +3,7 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { generateClusterPki, type ClusterPki } from './cluster-pki.ts';
 import { clusterCidrs, serviceCidr } from './cluster-network.ts';
-import { freePort } from './free-port.ts';
+import { freePorts } from './free-port.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { holdUnreachableRoutes } from './local-routes.ts';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
@@ -43,7 +43,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   mkdirSync(join(dir, 'pki'), { recursive: true });
   mkdirSync(join(dir, 'logs'), { recursive: true });
   const pki = generateClusterPki(join(dir, 'pki'));
-  const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const [etcdClient, etcdPeer, apiPort] = await freePorts(3);
   const owner = options.ownerPid === undefined ? {} : { ownerPid: options.ownerPid };
   const routes = await holdUnreachableRoutes(
     clusterCidrs,
