@@ -86,14 +86,12 @@ export class EgressGuard {
           run(tool, ['-w', '-A', this.#chain, '-d', cidr, '-j', 'RETURN']);
         }
       }
+      const inRun = ['-m', 'cgroup', '--path', this.#cgroupPath];
       run(tool, [
         '-w',
         '-A',
         this.#chain,
-        '-m',
-        'cgroup',
-        '--path',
-        this.#cgroupPath,
+        ...inRun,
         '-m',
         'recent',
         '--name',
@@ -101,17 +99,7 @@ export class EgressGuard {
         '--rdest',
         '--set',
       ]);
-      run(tool, [
-        '-w',
-        '-A',
-        this.#chain,
-        '-m',
-        'cgroup',
-        '--path',
-        this.#cgroupPath,
-        '-j',
-        'REJECT',
-      ]);
+      run(tool, ['-w', '-A', this.#chain, ...inRun, '-j', 'REJECT']);
       run(tool, ['-w', '-I', 'OUTPUT', '1', '-j', this.#chain]);
     }
   }
