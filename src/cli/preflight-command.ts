@@ -93,21 +93,21 @@ async function withTemplateLint(
 
 /** Runs the preflight and returns its exit code. */
 async function runPreflight(flags: PreflightFlags): Promise<number> {
-  // Modules load here, not at start-up, so other commands stay fast; helm starts as soon as
-  // the values are known and renders while the validator loads and runs (two cores).
-  const [{ parseValues }, { formatReport }, { mergeValueLayers }, { createReleaseIo }] =
-    await Promise.all([
-      import('../validation/parse-values.ts'),
-      import('../validation/format-report.ts'),
-      import('../validation/values-merge.ts'),
-      import('../webhook/release-io.ts'),
-    ]);
+  // Modules load here, not at start-up, so other commands stay fast. Only what helm needs
+  // loads before it starts (the values' parse and merge, the render); helm then renders
+  // while the validator loads and runs (two cores).
+  const [{ parseValues }, { mergeValueLayers }, { createReleaseIo }] = await Promise.all([
+    import('../validation/parse-values.ts'),
+    import('../validation/values-merge.ts'),
+    import('../webhook/release-io.ts'),
+  ]);
   const subject = `release ${flags.release} in namespace ${flags.namespace}`;
   const texts = await Promise.all((flags.values ?? []).map(readValuesFile));
   const layers: Record<string, unknown>[] = [];
   for (const [index, text] of texts.entries()) {
     const parsed = parseValues(text, `values file ${flags.values?.[index] ?? ''}`);
     if (!parsed.ok) {
+      const { formatReport } = await import('../validation/format-report.ts');
       process.stdout.write(
         formatReport({ allowed: false, findings: [parsed.finding] }, flags.output, subject),
       );

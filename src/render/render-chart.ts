@@ -150,7 +150,10 @@ export async function renderChart(options: RenderChartOptions = {}): Promise<Ren
   const namespace = options.namespace ?? 'haptic';
   const helmBin = options.helmBin ?? process.env.HELM_BIN ?? 'helm';
   const timeout = options.timeoutMs ?? defaultTimeoutMs;
-  await Promise.all((options.valuesFiles ?? []).map(assertReadable));
+  const valuesFiles = options.valuesFiles ?? [];
+  // Without files nothing is awaited before helm starts: it starts within this call, before
+  // whatever the caller does next (the preflight loads the validator while helm renders).
+  if (valuesFiles.length > 0) await Promise.all(valuesFiles.map(assertReadable));
   const args = helmArguments(options, release, namespace);
   const input = options.values === undefined ? undefined : JSON.stringify(options.values);
   const run = await runHelm(helmBin, args, input, timeout);

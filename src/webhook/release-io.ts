@@ -3,7 +3,7 @@
  * Secret: rendering through src/render (the real `helm template` of the embedded chart) and
  * live reads through a LiveReader. The rules themselves stay pure.
  */
-import { renderChart } from '../render/index.ts';
+import { renderChart } from '../render/render-chart.ts';
 import type { LiveReads, LiveState, ReleaseIo, SecretObject, Values } from '../validation/index.ts';
 import type { SecretDecoder } from '../secrets/secret-decoder.ts';
 
