@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 import { HapticError, errorCodes } from '../errors.ts';
 import { packageRoot } from '../version.ts';
+import { readChartYaml } from './chart-yaml.ts';
 
 /** The chart shipped in the package (and the image): `<package>/chart`. */
 export function embeddedChartDir(): string {
@@ -22,7 +21,7 @@ export function readChartMetadata(chartDir: string = embeddedChartDir()): ChartM
   const path = join(chartDir, 'Chart.yaml');
   let parsed: unknown;
   try {
-    parsed = parse(readFileSync(path, 'utf8'), { version: '1.1' });
+    parsed = readChartYaml(path);
   } catch (error) {
     throw new HapticError(
       errorCodes.METADATA_INVALID,

@@ -1,5 +1,6 @@
 /** Chart rendering: `helm template` of the embedded chart → typed objects. */
 export { type ChartMetadata, embeddedChartDir, readChartMetadata } from './chart-metadata.ts';
+export { readChartYaml } from './chart-yaml.ts';
 export { type HelmFailure, describeHelmFailure } from './helm-failure.ts';
 export {
   type HookInfo,
@@ -8,4 +9,4 @@ export {
   parseManifest,
 } from './manifest.ts';
 export { type RenderChartOptions, type RenderedChart, renderChart } from './render-chart.ts';
-export { defaultValidatorCacheDir, loadValuesSchemaCheck } from './values-schema-cache.ts';
+export { loadValuesSchemaCheck } from './values-schema-cache.ts';

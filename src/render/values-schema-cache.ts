@@ -1,22 +1,18 @@
 /**
  * The chart's values schema check, compiled by ajv once per schema and installation rather
- * than once per process: ajv's standalone code for the schema is kept in the package's own
- * `node_modules/.cache/haptic`, beside Node's module compile cache and only while that cache
- * is on (`src/cli/main.ts`), so `NODE_DISABLE_COMPILE_CACHE=1` and the read-only image compile
- * every time as before. A later process loads the kept code instead of loading ajv and
+ * than once per process: ajv's standalone code for the schema is kept in the package cache
+ * (package-cache.ts), so a later process loads the kept code instead of loading ajv and
  * compiling, which was the largest single cost of `haptic preflight` after Node's start-up.
  *
  * The file's name is a SHA-256 of everything the code depends on (the schema, ajv's version
  * and options, the paths of ajv's runtime helpers it requires), so a changed chart or ajv never
- * loads a stale validator. The code is executed, so it is only ever kept in the package's own
- * directory, never a shared temporary one (V8's compile cache, by contrast, is checked against
- * the source it belongs to).
+ * loads a stale validator. The code is executed, which is why it is only ever kept in the
+ * package's own directory (V8's compile cache, by contrast, is checked against the source it
+ * belongs to).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import nodeModule, { createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import {
   type ValuesSchemaCheck,
@@ -24,20 +20,13 @@ import {
   validatorCodeIdentity,
   valuesSchemaCheck,
 } from '../validation/values-schema.ts';
-import { packageRoot } from '../version.ts';
+import { keepInPackageCache, packageCacheDir } from './package-cache.ts';
 
 const requireHere = createRequire(import.meta.url);
 
 /** ajv's standalone module exports the validator function itself. */
 function isValidator(value: unknown): value is ValidateFunction {
   return typeof value === 'function';
-}
-
-/** The cache directory while Node's compile cache is on, else undefined. */
-export function defaultValidatorCacheDir(): string | undefined {
-  return nodeModule.getCompileCacheDir() === undefined
-    ? undefined
-    : fileURLToPath(new URL('node_modules/.cache/haptic', packageRoot));
 }
 
 /**
@@ -69,25 +58,13 @@ function cacheFile(dir: string, schema: object): string {
   return join(dir, `values-schema-${key}.cjs`);
 }
 
-/** Writes the file whole or not at all (a rename); a directory that cannot be written is skipped. */
-function keep(dir: string, file: string, code: string): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-    const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, withResolvedRequires(dir, code), { mode: 0o644 });
-    renameSync(partial, file);
-  } catch {
-    // Read-only or full: the next process compiles again, as without a cache.
-  }
-}
-
 /**
  * The check of `schema`: its validator loaded from `cacheDir` when kept there, else compiled
  * by ajv and kept there (when the directory can be written). No `cacheDir`: always compiled.
  */
 export function loadValuesSchemaCheck(
   schema: object,
-  cacheDir: string | undefined = defaultValidatorCacheDir(),
+  cacheDir: string | undefined = packageCacheDir(),
 ): ValuesSchemaCheck {
   if (cacheDir === undefined)
     return valuesSchemaCheck(compileSchemaValidator(schema, false).validate);
@@ -99,6 +76,6 @@ export function loadValuesSchemaCheck(
     // Not kept yet, or unreadable: compiled below.
   }
   const { validate, code } = compileSchemaValidator(schema, true);
-  if (code !== undefined) keep(cacheDir, file, code);
+  if (code !== undefined) keepInPackageCache(cacheDir, file, withResolvedRequires(cacheDir, code));
   return valuesSchemaCheck(validate);
 }

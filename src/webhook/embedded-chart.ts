@@ -4,16 +4,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import { embeddedChartDir, loadValuesSchemaCheck, readChartMetadata } from '../render/index.ts';
+import {
+  embeddedChartDir,
+  loadValuesSchemaCheck,
+  readChartMetadata,
+  readChartYaml,
+} from '../render/index.ts';
 import { type EmbeddedChart, isMap } from '../validation/index.ts';
 
 function readJsonOrYaml(path: string, yaml: boolean): Record<string, unknown> {
   let parsed: unknown;
   try {
-    const text = readFileSync(path, 'utf8');
-    parsed = yaml ? parse(text, { version: '1.1' }) : JSON.parse(text);
+    parsed = yaml ? readChartYaml(path) : JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new HapticError(
       errorCodes.METADATA_INVALID,

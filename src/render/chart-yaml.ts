@@ -1,0 +1,51 @@
+/**
+ * A chart's own YAML files (Chart.yaml, values.yaml) read as helm reads them, YAML 1.1. The
+ * parse is kept as JSON in the package cache (package-cache.ts) under a SHA-256 of the text
+ * and the yaml package's version, so a later process reads JSON instead of parsing YAML: for
+ * `haptic preflight` that parse of the embedded chart cost more CPU than anything else it did
+ * while helm rendered. A parse that JSON cannot carry unchanged (`.inf`, a date) is not kept.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parse } from 'yaml';
+import { keepInPackageCache, packageCacheDir } from './package-cache.ts';
+
+const parseOptions = { version: '1.1' } as const;
+
+function parserIdentity(): string {
+  const { version } = createRequire(import.meta.url)('yaml/package.json') as { version: string };
+  return JSON.stringify({ yaml: version, options: parseOptions });
+}
+
+/**
+ * The value of the YAML file at `path`; read or parse failures are thrown as they come. With
+ * `cacheDir`, a parse kept there is read instead, and a new one is kept there when possible.
+ */
+export function readChartYaml(
+  path: string,
+  cacheDir: string | undefined = packageCacheDir(),
+): unknown {
+  const text = readFileSync(path, 'utf8');
+  if (cacheDir === undefined) return parse(text, parseOptions);
+  const key = createHash('sha256')
+    .update(parserIdentity())
+    .update('\0')
+    .update(text)
+    .digest('hex')
+    .slice(0, 32);
+  const file = join(cacheDir, `chart-yaml-${key}.json`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  } catch {
+    // Not kept yet, or unreadable: parsed below.
+  }
+  const parsed: unknown = parse(text, parseOptions);
+  const json = JSON.stringify(parsed);
+  if (isDeepStrictEqual(JSON.parse(json), parsed)) {
+    keepInPackageCache(cacheDir, file, json);
+  }
+  return parsed;
+}
