@@ -221,6 +221,118 @@ describe('rewriteServerSlots', () => {
   });
 });
 
+/**
+ * The rewrite as first written, reading every line (kept here as the reference): a server line
+ * is rewritten when the section line above it names a changed proxy.
+ */
+function everyLineRewrite(config: string, changes: readonly ServerChange[]): string | undefined {
+  const lines = config.split('\n');
+  const wanted = new Map(changes.map((change) => [`${change.backend}/${change.server}`, change]));
+  const sections =
+    /^\s*(global|defaults|frontend|backend|listen|userlist|peers|resolvers|mailers|program|http-errors|ring|cache|dynamic-update|crt-store)(\s|$)/;
+  let proxy: string | undefined;
+  let count = 0;
+  for (const [i, text] of lines.entries()) {
+    const section = sections.exec(text);
+    if (section !== null) {
+      const words = text.trim().split(/\s+/);
+      proxy = section[1] === 'backend' || section[1] === 'listen' ? words[1] : undefined;
+      continue;
+    }
+    const words = text.trim().split(/\s+/);
+    if (words[0] !== 'server' || proxy === undefined) continue;
+    const change = wanted.get(`${proxy}/${words[1] ?? ''}`);
+    if (change === undefined) continue;
+    const endpoint = change.address.includes(':')
+      ? `[${change.address}]:${change.port}`
+      : `${change.address}:${change.port}`;
+    const bare = [...words.slice(0, 2), endpoint, ...words.slice(3)].filter(
+      (w) => w !== 'disabled',
+    );
+    lines[i] =
+      `${text.slice(0, text.length - text.trimStart().length)}${bare.join(' ')}${change.state === 'maint' ? ' disabled' : ''}`;
+    count += 1;
+  }
+  return count === changes.length ? lines.join('\n') : undefined;
+}
+
+describe('rewriteServerSlots reads only the sections of the changed proxies', () => {
+  // Names that are substrings of each other, of server names and of keywords, so the search
+  // for a name finds lines that do not open its section.
+  const names = ['a', 'ab', 'b:a', 'server', 'backend', 's1'];
+  const line = fc.oneof(
+    fc
+      .tuple(fc.constantFrom('backend', 'listen', 'frontend'), fc.constantFrom(...names))
+      .map(([keyword, name]) => `${keyword} ${name}`),
+    fc.constantFrom(
+      'global',
+      'defaults',
+      '# backend a',
+      '',
+      '  balance roundrobin',
+      '  # server s1 10.0.0.1:80',
+    ),
+    fc
+      .tuple(fc.constantFrom('s1', 's2', 'a', 'ab'), fc.boolean())
+      .map(([server, spare]) => `  server ${server} 127.0.0.1:1${spare ? ' disabled' : ''}`),
+  );
+  const target = fc.record({
+    address: fc.constantFrom('10.0.0.9', 'fd00::9'),
+    port: fc.integer({ min: 1, max: 65535 }),
+    state: fc.constantFrom('ready' as const, 'maint' as const),
+  });
+  /** Every backend/server pair the lines hold, as the reference reads them (and one they do not). */
+  function slotsOf(lines: readonly string[]): { backend: string; server: string }[] {
+    const slots = [{ backend: 'ab', server: 'a' }];
+    let proxy: string | undefined;
+    for (const text of lines) {
+      const words = text.trim().split(/\s+/);
+      if (!text.startsWith(' ') && words[0] !== '' && !text.startsWith('#')) {
+        proxy = words[0] === 'backend' || words[0] === 'listen' ? words[1] : undefined;
+      } else if (words[0] === 'server' && proxy !== undefined) {
+        slots.push({ backend: proxy, server: words[1] ?? '' });
+      }
+    }
+    return slots;
+  }
+  const configAndChanges = fc.array(line, { maxLength: 40 }).chain((lines) =>
+    fc.tuple(
+      fc.constant(lines),
+      fc
+        .uniqueArray(fc.constantFrom(...slotsOf(lines)), {
+          selector: (slot) => `${slot.backend}/${slot.server}`,
+          maxLength: 4,
+        })
+        .chain((slots) =>
+          fc.tuple(
+            ...slots.map((slot) => target.map((rest): ServerChange => ({ ...slot, ...rest }))),
+          ),
+        ),
+    ),
+  );
+  it('rewrites what reading every line rewrites, and reports every line it changed', () => {
+    let rewritten = 0;
+    fc.assert(
+      fc.property(configAndChanges, ([lines, changes]) => {
+        const config = lines.join('\n');
+        const rewrite = rewriteServerSlots(config, changes);
+        expect(rewrite?.config).toEqual(everyLineRewrite(config, changes));
+        if (rewrite === undefined) return;
+        if (changes.length > 0) rewritten += 1;
+        expect(rewrite.before).toEqual(config.split('\n'));
+        expect(rewrite.after).toEqual(rewrite.config.split('\n'));
+        expect(rewrite.changed).toEqual([...rewrite.changed].sort((x, y) => x - y));
+        rewrite.before.forEach((text, i) => {
+          if (!rewrite.changed.includes(i)) expect(rewrite.after[i]).toBe(text);
+        });
+      }),
+      { numRuns: 2000 },
+    );
+    // The generator reaches rewrites, not only refusals.
+    expect(rewritten).toBeGreaterThan(50);
+  });
+});
+
 describe('slotLineFindings', () => {
   it('accepts slot lines and refuses what the lint refuses in a backend', () => {
     expect(

@@ -250,11 +250,6 @@ function rewriteServerLine(line: string, change: ServerChange): string | undefin
   return change.state === 'maint' ? `${bare} disabled` : bare;
 }
 
-function mentionsAny(text: string, names: ReadonlySet<string>): boolean {
-  for (const name of names) if (text.includes(name)) return true;
-  return false;
-}
-
 /** A rewrite of haproxy.cfg: its lines before and after, equal at every index but `changed`. */
 export interface SlotRewrite {
   readonly config: string;
@@ -264,10 +259,63 @@ export interface SlotRewrite {
   readonly changed: readonly number[];
 }
 
+/** The offset each line of `text` starts at (as `text.split('\n')` splits it). */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+    starts.push(at + 1);
+  }
+  return starts;
+}
+
+/** The index of the line that holds offset `at` (`starts` ascending, `starts[0]` 0). */
+function lineAt(starts: readonly number[], at: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((starts[middle] ?? 0) <= at) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/**
+ * The indexes of the section lines that open a `backend` or `listen` section named in
+ * `names`. A section line names a proxy in its text, so only the lines holding one of the
+ * names are read (found by searching the text): at a thousand backends a runtime change
+ * reads a few lines, not every line.
+ */
+function proxySectionLines(
+  config: string,
+  starts: readonly number[],
+  lines: readonly string[],
+  names: ReadonlySet<string>,
+): number[] {
+  const found = new Set<number>();
+  const read = new Set<number>();
+  for (const name of names) {
+    if (name === '') continue;
+    for (let at = config.indexOf(name); at !== -1; at = config.indexOf(name, at + 1)) {
+      const index = lineAt(starts, at);
+      if (read.has(index)) continue;
+      read.add(index);
+      const text = lines[index] ?? '';
+      const first = firstWord(text);
+      if (first !== 'backend' && first !== 'listen') continue;
+      const proxy = literal(splitConfigLine(text).words[1]);
+      if (proxy !== undefined && names.has(proxy)) found.add(index);
+    }
+  }
+  return [...found].sort((a, b) => a - b);
+}
+
 /**
  * `config` with the slot lines of `changes` rewritten as the template writes a slot (the
  * address in place, a trailing `disabled` for a spare), or undefined when a slot is not a
  * single server line of the grammar above. The caller renders in full afterwards to confirm.
+ * A server line belongs to the section line above it: the lines read are those of the
+ * sections of the changed proxies, up to the next section line.
  */
 export function rewriteServerSlots(
   config: string,
@@ -278,29 +326,42 @@ export function rewriteServerSlots(
   const changed: number[] = [];
   const wanted = new Map(changes.map((change) => [`${change.backend}/${change.server}`, change]));
   const backends = new Set(changes.map((change) => change.backend));
-  let proxy: string | undefined;
-  for (let i = 0; i < lines.length; i += 1) {
-    const text = lines[i] ?? '';
-    const first = firstWord(text);
-    if (first !== undefined && sectionKeywords.has(first)) {
-      // Only a section line that can name a changed proxy is split into words (the others,
-      // thousands at a thousand backends, cannot hold a slot to rewrite).
-      const named = (first === 'backend' || first === 'listen') && mentionsAny(text, backends);
-      proxy = named ? literal(splitConfigLine(text).words[1]) : undefined;
-      continue;
+  const starts = lineStarts(config);
+  for (const section of proxySectionLines(config, starts, before, backends)) {
+    const proxy = literal(splitConfigLine(before[section] ?? '').words[1]) ?? '';
+    for (let i = section + 1; i < lines.length; i += 1) {
+      const text = lines[i] ?? '';
+      const first = firstWord(text);
+      if (first !== undefined && sectionKeywords.has(first)) break;
+      if (first !== 'server') continue;
+      const name = literal(splitConfigLine(text).words[1]);
+      const change = wanted.get(`${proxy}/${name ?? ''}`);
+      if (change === undefined) continue;
+      const next = rewriteServerLine(text, change);
+      if (next === undefined) return undefined;
+      lines[i] = next;
+      changed.push(i);
     }
-    if (first !== 'server' || proxy === undefined || !backends.has(proxy)) continue;
-    const name = literal(splitConfigLine(text).words[1]);
-    const change = wanted.get(`${proxy}/${name ?? ''}`);
-    if (change === undefined) continue;
-    const next = rewriteServerLine(text, change);
-    if (next === undefined) return undefined;
-    lines[i] = next;
-    changed.push(i);
   }
   return changed.length === changes.length
-    ? { config: lines.join('\n'), before, after: lines, changed }
+    ? { config: spliced(config, starts, lines, changed), before, after: lines, changed }
     : undefined;
+}
+
+/** `text` with its lines `changed` (ascending) replaced by those of `lines`. */
+function spliced(
+  text: string,
+  starts: readonly number[],
+  lines: readonly string[],
+  changed: readonly number[],
+): string {
+  let result = '';
+  let copied = 0;
+  for (const i of changed) {
+    result += text.slice(copied, starts[i]) + (lines[i] ?? '');
+    copied = (starts[i + 1] ?? text.length + 1) - 1;
+  }
+  return result + text.slice(copied);
 }
 
 /**

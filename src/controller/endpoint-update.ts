@@ -29,6 +29,8 @@ export interface RenderedConfig {
   readonly model: ModelResult;
   /** Each file's `sha256:` digest, when known (a slot update's): not hashed again. */
   readonly fileDigests?: readonly FileDigest[];
+  /** haproxy.cfg's text, when known (a slot update's): not decoded again. */
+  readonly configText?: string;
 }
 
 export type EndpointUpdate =
@@ -116,7 +118,7 @@ export function endpointUpdate(
   if (changes.length === 0) return { kind: 'unchanged' };
   const config = previous.files.find((file) => file.path === configFileName);
   if (config === undefined) return render(`the last render has no ${configFileName}`);
-  const text = Buffer.from(config.content).toString('utf8');
+  const text = previous.configText ?? Buffer.from(config.content).toString('utf8');
   const rewritten = rewriteServerSlots(text, changes);
   if (rewritten === undefined)
     return render('the template does not write each slot as one server line');
