@@ -16,7 +16,7 @@
 import type { Logger } from 'pino';
 import { type EncodedApply, encodeApply } from '../agent-api/apply-encoding.ts';
 import { type RuntimeChangeRequestBody, configFileName } from '../agent-api/api-types.ts';
-import { digestOf } from '../agent-api/apply-request.ts';
+import { contentDigest } from '../sandbox/content-digest.ts';
 import { fileSetDigest } from '../agent-api/file-set-digest.ts';
 import { agentReasons } from '../agent-api/reasons.ts';
 import {
@@ -70,7 +70,7 @@ export function desiredConfig(
 ): DesiredConfig {
   const fileDigests = new Map(
     known.fileDigests?.map((file) => [file.path, file.digest]) ??
-      files.map((file) => [file.path, digestOf(file.content)]),
+      files.map((file) => [file.path, contentDigest(file.content)]),
   );
   let encoded: EncodedApply | undefined;
   let text = known.configText;

@@ -16,7 +16,7 @@ import {
   rewrittenPlan,
   slotLineFindings,
 } from '../agent-api/runtime-changes.ts';
-import { digestOf } from '../agent-api/apply-request.ts';
+import { contentDigest } from '../sandbox/content-digest.ts';
 import type { BundleFile } from './agent-client.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import { ingressEventReasons } from './ingress-events.ts';
@@ -124,9 +124,10 @@ export function endpointUpdate(
     return render('the template does not write each slot as one server line');
   const digests =
     previous.fileDigests ??
-    previous.files.map((file) => ({ path: file.path, digest: digestOf(file.content) }));
+    previous.files.map((file) => ({ path: file.path, digest: contentDigest(file.content) }));
   const content = Buffer.from(rewritten.config);
-  const digest = digestOf(content);
+  // Kept by content, so the set's digest (bundleDigest) does not hash the new file again.
+  const digest = contentDigest(content);
   const files = previous.files.map((file) =>
     file.path === configFileName ? { path: file.path, content } : file,
   );

@@ -6,7 +6,8 @@
  * files; the render process keeps loop fragments, template-fragments.ts), so a render of the
  * state with one object changed redoes that object's share; the result is the same.
  */
-import { createHash } from 'node:crypto';
+import { fileSetDigest } from '../agent-api/file-set-digest.ts';
+import { contentDigest } from '../sandbox/content-digest.ts';
 import {
   type FilesInspection,
   describeFindings,
@@ -58,14 +59,14 @@ export type BundleOutcome =
       };
     };
 
-/** Digest of a set of files: path and content of each, in path order. */
+/**
+ * Digest of a set of files: the set digest agents compute (file-set-digest.ts) over each file's
+ * digest, so a file whose bytes a pipeline kept (KeptBytes) is not hashed again.
+ */
 export function bundleDigest(files: readonly BundleFile[]): string {
-  const hash = createHash('sha256');
-  for (const file of files) {
-    hash.update(`${file.path}\0${file.content.byteLength}\0`);
-    hash.update(file.content);
-  }
-  return `sha256:${hash.digest('hex')}`;
+  return fileSetDigest(
+    files.map((file) => ({ path: file.path, digest: contentDigest(file.content) })),
+  );
 }
 
 /**
