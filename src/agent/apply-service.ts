@@ -143,7 +143,10 @@ export class ApplyService {
     const started = performance.now();
     const { store, master } = this.#options;
     // Asked at once, answered while the change is checked (it never throws).
-    const processes = readProcessList(master);
+    let listed = started;
+    const processes = readProcessList(master).finally(() => {
+      listed = performance.now();
+    });
     const held = this.#state.files;
     const base = fileSetDigest(held);
     const applied = held.find((file) => file.path === configFileName);
@@ -214,7 +217,10 @@ export class ApplyService {
       });
     }
     const writes: FilePlan = { writes: [written], removals: [] };
-    const outcome = await this.#applyAtRuntime(writes, files, plan.changes, reachable, started);
+    const outcome = await this.#applyAtRuntime(writes, files, plan.changes, reachable, {
+      started,
+      listed,
+    });
     if (outcome !== undefined) return outcome;
     // HAProxy did not take it: the complete set (the other files as they are on disk) reloads.
     const complete = await Promise.all(
@@ -287,7 +293,7 @@ export class ApplyService {
         appliedFiles(files),
         runtime.changes,
         reachable,
-        started,
+        { started },
       );
       if (applied !== undefined) return applied;
     } else if (runtime !== undefined) {
@@ -456,7 +462,7 @@ export class ApplyService {
     files: readonly AppliedFile[],
     changes: readonly ServerChange[],
     processes: ProcessList,
-    started: number,
+    { started, listed }: { readonly started: number; readonly listed?: number },
   ): Promise<ApplyOutcome | undefined> {
     const { store, master, logger } = this.#options;
     const planned = performance.now();
@@ -507,6 +513,8 @@ export class ApplyService {
         durationMs: round(durationMs),
         phasesMs: {
           plan: round(planned - started),
+          // Within plan: when HAProxy's process list came back (asked as the plan began).
+          ...(listed === undefined ? {} : { processList: round(listed - started) }),
           write: round(written - planned),
           runtime: round(updated - planned),
           record: round(performance.now() - Math.max(written, updated)),
