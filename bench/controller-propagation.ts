@@ -136,8 +136,8 @@ function numberField(line: LogLine, name: string): number {
  * Where each change's time goes, from the Pods' logs (ISO times in ms; one node, one clock):
  * the API write; write start → the controller's slot update starting (watch event, debounce,
  * snapshot); the slot update; its end → the last agent's runtime apply done (delivery: encode,
- * send, agent apply); the agent apply itself and its phases (plan, and within it when HAProxy's
- * process list came back; the runtime commands and the file writes, concurrent; record); the last agent's log line → both replicas seen serving
+ * send, agent apply); the agent apply itself and its phases (plan; the runtime commands and the
+ * file writes, concurrent; record); the last agent's log line → both replicas seen serving
  * (negative: seen serving before the agent had written its files and state). p50 of each over the changes whose log lines were all found.
  */
 function stageTimes(
@@ -163,7 +163,6 @@ function stageTimes(
     toDelivered: [],
     lastAgentLogToServed: [],
     agentPlan: [],
-    agentProcessList: [],
     agentWrite: [],
     agentRuntime: [],
     agentRecord: [],
@@ -197,7 +196,6 @@ function stageTimes(
         return typeof value === 'number' ? value : 0;
       };
       stages.agentPlan?.push(phase('plan'));
-      stages.agentProcessList?.push(phase('processList'));
       stages.agentWrite?.push(phase('write'));
       stages.agentRuntime?.push(phase('runtime'));
       stages.agentRecord?.push(phase('record'));

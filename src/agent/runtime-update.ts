@@ -1,15 +1,16 @@
 /**
- * Server slot changes through HAProxy's runtime API, on every current worker, over the master
- * socket (`@!<pid> set server …`), then read back with `show servers state` of the backends
- * changed (HAProxy answers a line's commands in order, so the read-back sees them done).
- * Commands go in lines of at most `maxLineBytes` (HAProxy's CLI reads one buffer per line),
- * `;`-separated. Old workers keep the configuration they were started with and only
- * finish their connections.
+ * Server slot changes through HAProxy's runtime API on the current worker, over the master
+ * socket (`@1 set server …`: the master sends `@1` to the worker of the current configuration,
+ * the only one since HAProxy 2.5 runs one worker), then read back with `show servers state` of
+ * the backends changed (HAProxy answers a line's commands in order, so the read-back sees them
+ * done). No process list is asked first: its round trip to the master was the longest part of
+ * a runtime change on the real node. Commands go in lines of at most `maxLineBytes` (HAProxy's
+ * CLI reads one buffer per line), `;`-separated. Old workers keep the configuration they were
+ * started with and only finish their connections.
  */
 import { type ServerChange, serverCommands } from '../agent-api/runtime-changes.ts';
 import { describeError } from '../errors.ts';
 import type { MasterSocket } from './master-socket.ts';
-import type { ProcessList } from './process-list.ts';
 import { parseServerStates, serverStateMismatch } from './server-state.ts';
 
 /** Longest command line sent to the master CLI. @default 8,000 bytes (HAProxy's bufsize is 16 KB) */
@@ -40,33 +41,28 @@ async function send(master: MasterSocket, commands: readonly string[]): Promise<
 }
 
 /**
- * Applies `changes` to every current worker and verifies them. Returns undefined when every
- * worker shows every change, or a sentence saying what failed (the caller then reloads).
+ * Applies `changes` to the current worker and verifies them. Returns undefined when the worker
+ * shows every change, or a sentence saying what failed (the caller then reloads).
  */
 export async function updateServers(
   master: MasterSocket,
-  processes: ProcessList,
   changes: readonly ServerChange[],
 ): Promise<string | undefined> {
-  if (processes.workers.length === 0) return 'HAProxy has no current worker to update';
   const backends = [...new Set(changes.map((change) => change.backend))];
   try {
-    for (const worker of processes.workers) {
-      const at = `@!${worker.pid} `;
-      // The read-back follows the commands on the same line when they fit: one round trip.
-      const states = parseServerStates(
-        await send(
-          master,
-          [
-            ...changes.flatMap(serverCommands),
-            ...backends.map((backend) => `show servers state ${backend}`),
-          ].map((command) => at + command),
-        ),
-      );
-      for (const change of changes) {
-        const mismatch = serverStateMismatch(states, change);
-        if (mismatch !== undefined) return `worker ${worker.pid}: ${mismatch}`;
-      }
+    // The read-back follows the commands on the same line when they fit: one round trip.
+    const states = parseServerStates(
+      await send(
+        master,
+        [
+          ...changes.flatMap(serverCommands),
+          ...backends.map((backend) => `show servers state ${backend}`),
+        ].map((command) => `@1 ${command}`),
+      ),
+    );
+    for (const change of changes) {
+      const mismatch = serverStateMismatch(states, change);
+      if (mismatch !== undefined) return `the current worker: ${mismatch}`;
     }
   } catch (error) {
     return describeError(error);
