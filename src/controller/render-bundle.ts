@@ -6,7 +6,7 @@
  * files; the render process keeps loop fragments, template-fragments.ts), so a render of the
  * state with one object changed redoes that object's share; the result is the same.
  */
-import { fileSetDigest } from '../agent-api/file-set-digest.ts';
+import { createHash } from 'node:crypto';
 import { contentDigest } from '../sandbox/content-digest.ts';
 import {
   type FilesInspection,
@@ -60,13 +60,16 @@ export type BundleOutcome =
     };
 
 /**
- * Digest of a set of files: the set digest agents compute (file-set-digest.ts) over each file's
- * digest, so a file whose bytes a pipeline kept (KeptBytes) is not hashed again.
+ * Digest of a set of files: the path (its byte length first, so no path can pass for two) and
+ * the content's digest of each, in path order. Over each file's digest rather than its bytes,
+ * so a file whose bytes a pipeline kept (KeptBytes) is not hashed again (contentDigest).
  */
 export function bundleDigest(files: readonly BundleFile[]): string {
-  return fileSetDigest(
-    files.map((file) => ({ path: file.path, digest: contentDigest(file.content) })),
-  );
+  const hash = createHash('sha256');
+  for (const file of files) {
+    hash.update(`${Buffer.byteLength(file.path)}:${file.path}${contentDigest(file.content)}\n`);
+  }
+  return `sha256:${hash.digest('hex')}`;
 }
 
 /**
