@@ -198,7 +198,13 @@ describe('tenant isolation in the routing model', () => {
     expect(events).toContain(
       `EndpointRefused: EndpointSlice ${site.namespace}/agent-1 of Service ${site.namespace}/agent lists ${loopback}, a loopback address (the HAProxy host itself); HAProxy does not send traffic there.`,
     );
-    const answers = await site.everywhere('peek.example.com', '/v1/state', ['http']);
+    // The Event is reported before the agents take the configuration: wait until both replicas
+    // serve the host (no longer the 404 of an unknown host), then it must be the 503.
+    const answers = await eventually(
+      'peek.example.com served by both replicas',
+      () => site.everywhere('peek.example.com', '/v1/state', ['http']),
+      (all) => all.every((answer) => !answer.startsWith('404 ')),
+    );
     expect(answers).toEqual(Array(2).fill('503 503 the Service has no ready endpoints'));
   });
 });
