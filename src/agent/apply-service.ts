@@ -141,7 +141,7 @@ export class ApplyService {
 
   async #applyRuntimeChange(request: RuntimeChangeRequest): Promise<ApplyOutcome> {
     const started = performance.now();
-    const { store, master } = this.#options;
+    const { store } = this.#options;
     const held = this.#state.files;
     const base = fileSetDigest(held);
     const applied = held.find((file) => file.path === configFileName);
@@ -206,16 +206,6 @@ export class ApplyService {
     const writes: FilePlan = { writes: [written], removals: [] };
     const outcome = await this.#applyAtRuntime(writes, files, plan.changes, started);
     if (outcome !== undefined) return outcome;
-    // The process list is read only now: asked before the commands, its answer (a round trip
-    // to the master, 13 ms at the median on the real node) held every endpoint change back.
-    const reachable = await readProcessList(master);
-    if (typeof reachable === 'string') {
-      return failure({
-        reason: agentReasons.HAProxyUnavailable,
-        code: agentReasons.HAProxyUnavailable,
-        message: `${reachable} The runtime change was not applied and the files are as before.`,
-      });
-    }
     // HAProxy did not take it: the complete set (the other files as they are on disk) reloads.
     const complete = await Promise.all(
       held.map(async (file): Promise<DesiredFile> => {
@@ -224,7 +214,7 @@ export class ApplyService {
         return { path: file.path, digest: digestOf(bytes), content: bytes };
       }),
     );
-    return this.#applyWithReload(complete, writes, undefined, reachable, started);
+    return this.#applyWithReload(complete, writes, undefined, started);
   }
 
   /** A runtime change refused with nothing changed (409). */
@@ -266,20 +256,12 @@ export class ApplyService {
         durationMs: performance.now() - started,
       };
     }
-    const { store, master } = this.#options;
+    const { store } = this.#options;
     const [conflict] = await store.conflicts(plan.writes);
     if (conflict !== undefined) {
       const refused = conflictFailure(conflict, files);
       logger.warn({ path: conflict.path }, refused.message);
       return failure(refused);
-    }
-    const reachable = await readProcessList(master);
-    if (typeof reachable === 'string') {
-      return failure({
-        reason: agentReasons.HAProxyUnavailable,
-        code: agentReasons.HAProxyUnavailable,
-        message: `${reachable} Nothing was changed.`,
-      });
     }
     if (runtime?.runtime === true) {
       const applied = await this.#applyAtRuntime(
@@ -292,21 +274,29 @@ export class ApplyService {
     } else if (runtime !== undefined) {
       logger.debug({ reason: runtime.reason }, 'the change needs a reload');
     }
-    return this.#applyWithReload(files, plan, inspection, reachable, started);
+    return this.#applyWithReload(files, plan, inspection, started);
   }
 
   /**
-   * The rest of an apply that needs a reload (or fell back from a runtime update): lint every
+   * The rest of an apply that needs a reload (or fell back from a runtime update): HAProxy's
+   * process list (only a reload needs it: runtime changes go to `@1` without it), lint every
    * line unless `inspection` did, `haproxy -c` in the sandbox, files in place, reload, record.
    */
   async #applyWithReload(
     files: readonly DesiredFile[],
     plan: FilePlan,
     linted: FilesInspection | undefined,
-    reachable: ProcessList,
     started: number,
   ): Promise<ApplyOutcome> {
-    const { logger } = this.#options;
+    const { logger, master } = this.#options;
+    const reachable = await readProcessList(master);
+    if (typeof reachable === 'string') {
+      return failure({
+        reason: agentReasons.HAProxyUnavailable,
+        code: agentReasons.HAProxyUnavailable,
+        message: `${reachable} Nothing was changed.`,
+      });
+    }
     const configDigest = files.find((file) => file.path === configFileName)?.digest ?? '';
     const read = (path: string): string | undefined =>
       files.find((file) => file.path === path)?.content.toString('utf8');
