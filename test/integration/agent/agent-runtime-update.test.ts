@@ -368,6 +368,34 @@ describe('the runtime-change operation (slots and digests only)', () => {
     }
   });
 
+  it('refuses as HAProxyUnavailable, the files as before, while HAProxy is down; applies once it is back', async () => {
+    const [down, up] = replicas;
+    if (down === undefined || up === undefined) throw new Error('two replicas expected');
+    const [generation] = await generations();
+    await down.stopHAProxy();
+    try {
+      const result = await client.runtimeChange(down.endpoint(), runtimeChange(to(), from()));
+      expect(result).toMatchObject({
+        ok: false,
+        error: { status: 503, reason: 'HAProxyUnavailable', retryable: true },
+      });
+      expect(result.ok ? '' : result.error.message).toMatch(/Nothing was changed\.$/);
+      expect(readFileSync(join(down.baseDir, 'haproxy.cfg'), 'utf8')).toBe(to());
+      expect((await generations())[0]).toBe(generation);
+    } finally {
+      await down.startHAProxy();
+    }
+    // Restarted from the files, it serves the set the agent holds, which takes the change.
+    expect(await answers(down)).toEqual(new Set(['200 upstream a', '200 upstream b']));
+    for (const response of responses(await sendChange(runtimeChange(to(), from())))) {
+      expect(response).toMatchObject({ changed: true, reloaded: false, runtimeChanges: 1 });
+    }
+    for (const replica of replicas) {
+      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(from());
+      expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
+    }
+  });
+
   it('falls back to a reload of the complete set when HAProxy does not take the change', async () => {
     const hidden = (slot: Slot): string =>
       config(

@@ -185,6 +185,12 @@ export class Replica {
     );
   }
 
+  /** Stops HAProxy, master and workers: its master socket no longer answers. */
+  async stopHAProxy(): Promise<void> {
+    await this.#haproxy?.stop();
+    this.#haproxy = undefined;
+  }
+
   async stop(): Promise<void> {
     await Promise.all([this.stopAgent(), this.#haproxy?.stop(), this.#sandbox?.stop()]);
     this.#haproxy = undefined;
