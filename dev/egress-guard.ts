@@ -13,6 +13,11 @@ if (command === undefined) {
 const guard = new EgressGuard(String(process.pid));
 let code: number;
 try {
+  for (const id of await EgressGuard.removeStale()) {
+    process.stderr.write(
+      `egress guard: removed the rules and cgroup left by an earlier guarded run (pid ${id}) that was killed before it could remove them\n`,
+    );
+  }
   guard.install();
 } catch (error) {
   await guard.uninstall();

@@ -7,7 +7,7 @@
  * cgroup exist only for the run.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { clusterCidrs } from './cluster-network.ts';
@@ -32,6 +32,27 @@ export function parseRuleCounter(listing: string, marker: string): number {
   const line = listing.split('\n').find((entry) => entry.includes(marker));
   const packets = line?.trim().split(/\s+/)[0];
   return packets !== undefined && /^\d+$/.test(packets) ? Number(packets) : 0;
+}
+
+const chainPrefix = 'HAPTIC-EGRESS-';
+const cgroupPrefix = 'haptic-egress-';
+
+/** The run ids of guard chains in `iptables -S` output (`-N HAPTIC-EGRESS-<id>` lines). */
+export function guardChainIds(rules: string): string[] {
+  return rules
+    .split('\n')
+    .map((line) => new RegExp(`^-N ${chainPrefix}(\\d+)$`).exec(line.trim())?.[1])
+    .filter((id): id is string => id !== undefined);
+}
+
+/** Whether process `pid` exists (a guard's id is its pid). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Where the cgroup v2 hierarchy is mounted (`/sys/fs/cgroup` or `/sys/fs/cgroup/unified`). */
@@ -66,9 +87,28 @@ export class EgressGuard {
   readonly #cgroupDir: string;
 
   constructor(id: string) {
-    this.#chain = `HAPTIC-EGRESS-${id}`;
-    this.#cgroupPath = `haptic-egress-${id}`;
+    this.#chain = `${chainPrefix}${id}`;
+    this.#cgroupPath = `${cgroupPrefix}${id}`;
     this.#cgroupDir = join(cgroup2Mount(), this.#cgroupPath);
+  }
+
+  /**
+   * Removes what guards killed before their own clean-up (SIGKILL, a session stopped hard) left
+   * installed: chains, OUTPUT jumps and cgroups whose guard process is gone, with any process
+   * of that run still in its cgroup. Returns their ids.
+   */
+  static async removeStale(): Promise<string[]> {
+    const ids = new Set<string>();
+    for (const { tool } of families) {
+      for (const id of guardChainIds(run(tool, ['-w', '-S']))) ids.add(id);
+    }
+    for (const entry of readdirSync(cgroup2Mount())) {
+      const id = new RegExp(`^${cgroupPrefix}(\\d+)$`).exec(entry)?.[1];
+      if (id !== undefined) ids.add(id);
+    }
+    const stale = [...ids].filter((id) => !alive(Number(id)));
+    for (const id of stale) await new EgressGuard(id).uninstall();
+    return stale;
   }
 
   #list(suffix: string): string {

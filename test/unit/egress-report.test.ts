@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { describeEgress, parseRecentList, parseRuleCounter } from '../../dev/lib/egress-guard.ts';
+import {
+  describeEgress,
+  guardChainIds,
+  parseRecentList,
+  parseRuleCounter,
+} from '../../dev/lib/egress-guard.ts';
 
 describe('egress guard report', () => {
   it('reads every destination of an xt_recent list', () => {
@@ -19,6 +24,20 @@ describe('egress guard report', () => {
     ].join('\n');
     expect(parseRuleCounter(listing, 'name: haptic-egress-42-4')).toBe(5);
     expect(parseRuleCounter(listing, 'name: haptic-egress-42-6')).toBe(0);
+  });
+
+  it('finds the chains of guarded runs among the rules, and nothing else', () => {
+    const rules = [
+      '-P OUTPUT ACCEPT',
+      '-N HAPTIC-EGRESS-17567',
+      '-N HAPTIC-EGRESS-x1',
+      '-N KUBE-SERVICES',
+      '-N HAPTIC-EGRESS-42',
+      '-A OUTPUT -j HAPTIC-EGRESS-17567',
+      '-A HAPTIC-EGRESS-42 -o lo -j RETURN',
+    ].join('\n');
+    expect(guardChainIds(rules)).toEqual(['17567', '42']);
+    expect(guardChainIds('')).toEqual([]);
   });
 
   it('names the destinations and the fix', () => {
