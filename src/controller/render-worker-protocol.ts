@@ -58,19 +58,36 @@ export type RenderWorkerMessage =
   | { readonly id: number; readonly started: string }
   | { readonly id: number; readonly outcome: SentOutcome };
 
+/** Characters compared at once (one native comparison) before the first difference is sought. */
+const chunk = 1024;
+
+/** The length of the longest common prefix of `a` and `b`, of at most `most` characters. */
+export function commonPrefix(a: string, b: string, most: number): number {
+  let at = 0;
+  while (at + chunk <= most && a.slice(at, at + chunk) === b.slice(at, at + chunk)) at += chunk;
+  while (at < most && a.charCodeAt(at) === b.charCodeAt(at)) at += 1;
+  return at;
+}
+
+/** The length of the longest common suffix of `a` and `b`, of at most `most` characters. */
+export function commonSuffix(a: string, b: string, most: number): number {
+  let at = 0;
+  while (
+    at + chunk <= most &&
+    a.slice(a.length - at - chunk, a.length - at) === b.slice(b.length - at - chunk, b.length - at)
+  ) {
+    at += chunk;
+  }
+  while (at < most && a.charCodeAt(a.length - 1 - at) === b.charCodeAt(b.length - 1 - at)) at += 1;
+  return at;
+}
+
 /** A changed text as sent: whole, or as an edit of the last one when that is shorter. */
 function changedFile(path: string, content: string, last: string | undefined): SentFile {
   if (last === undefined) return { path, content };
   const most = Math.min(content.length, last.length);
-  let prefix = 0;
-  while (prefix < most && content.charCodeAt(prefix) === last.charCodeAt(prefix)) prefix += 1;
-  let suffix = 0;
-  while (
-    suffix < most - prefix &&
-    content.charCodeAt(content.length - 1 - suffix) === last.charCodeAt(last.length - 1 - suffix)
-  ) {
-    suffix += 1;
-  }
+  const prefix = commonPrefix(content, last, most);
+  const suffix = commonSuffix(content, last, most - prefix);
   const middle = content.slice(prefix, content.length - suffix);
   // An edit that keeps little of the last text is sent whole.
   return middle.length * 2 > content.length ? { path, content } : { path, prefix, suffix, middle };

@@ -110,12 +110,20 @@ interface Fragment {
 }
 
 /** The JSON text naming an item, or undefined for a value that is not JSON data. */
-function itemKey(ctx: Context, variable: string): string | undefined {
+function itemKey(item: unknown): string | undefined {
   try {
-    const item: unknown = ctx.getSync([variable]);
     // An item the render process parsed from its text (context-transfer.ts) is named by it.
     const text: unknown = parsedFromText(item) ?? JSON.stringify(item);
     return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The loop variable's value in scope, as the body reads it; undefined when it cannot be read. */
+function itemInScope(ctx: Context, variable: string): unknown {
+  try {
+    return ctx.getSync([variable]);
   } catch {
     return undefined;
   }
@@ -151,12 +159,14 @@ class KeptBody implements Template {
   }
 
   /**
-   * Emits the kept text of the item in scope, as `render` does for it; false (nothing
-   * emitted or charged) when `render` would render the body.
+   * Emits the kept text of `item`, the loop variable's value in scope (the loop that set it
+   * passes it: Liquid's lookup of a scope's own JSON value gives the same value, slower), as
+   * `render` does for it; false (nothing emitted or charged) when `render` would render the
+   * body.
    */
-  emitKept(ctx: Context, emitter: Emitter): boolean {
+  emitKept(ctx: Context, emitter: Emitter, item: unknown): boolean {
     this.#begin(ctx);
-    const key = itemKey(ctx, this.#variable);
+    const key = itemKey(item);
     return key !== undefined && this.#emit(ctx, key, emitter);
   }
 
@@ -170,7 +180,7 @@ class KeptBody implements Template {
 
   *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
     this.#begin(ctx);
-    const key = itemKey(ctx, this.#variable);
+    const key = itemKey(itemInScope(ctx, this.#variable));
     if (key === undefined) {
       yield this.#liquid.renderer.renderTemplates(this.#templates, ctx, emitter);
       return;
@@ -257,7 +267,7 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
         for (const item of items) {
           ctx.renderLimit.check(performance.now());
           scope[this.variable] = item;
-          if (!body.emitKept(ctx, emitter)) {
+          if (!body.emitKept(ctx, emitter, item)) {
             yield this.liquid.renderer.renderTemplates(this.templates, ctx, emitter);
           }
         }
