@@ -373,8 +373,7 @@ export class ApplyService {
   async #putInPlace(plan: FilePlan): Promise<void> {
     const { store } = this.#options;
     try {
-      await store.stage(plan.writes);
-      await store.swap(plan);
+      await store.put(plan);
     } catch (error) {
       await store.rollback();
       throw error;

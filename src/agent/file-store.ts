@@ -67,6 +67,7 @@ function modeFor(content: Buffer): number {
 export class ConfigFileStore {
   readonly baseDir: string;
   readonly #workDir: string;
+  #tidying: Promise<void> = Promise.resolve();
 
   constructor(baseDir: string) {
     this.baseDir = baseDir;
@@ -157,24 +158,22 @@ export class ConfigFileStore {
       .sort();
   }
 
-  /** Writes the new content into the staging directory; live files are untouched. */
-  async stage(writes: readonly DesiredFile[]): Promise<void> {
-    await rm(this.#stagingDir, { recursive: true, force: true });
-    for (const file of writes) {
-      const target = join(this.#stagingDir, file.path);
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, file.content, { mode: modeFor(file.content) });
-    }
-  }
-
-  /** Keeps the last-known-good copies, records the journal, then moves the staged files in. */
-  async swap(plan: FilePlan): Promise<void> {
-    await rm(this.#previousDir, { recursive: true, force: true });
-    const created: string[] = [];
-    for (const path of [...plan.writes.map((file) => file.path), ...plan.removals]) {
-      const kept = await this.#keep(path);
-      if (!kept) created.push(path);
-    }
+  /**
+   * Puts the plan's files in place: the new content is staged while the files it replaces
+   * are kept as the last-known-good copies (neither touches a live file), then the journal is
+   * recorded and the staged files are moved in. After a failure, `rollback` undoes it.
+   */
+  async put(plan: FilePlan): Promise<void> {
+    // What the last apply left is cleared after it ended (commit), off its answer's path.
+    await this.#tidying;
+    // Both end before a failure is thrown, so a rollback never runs beside either.
+    const [staged, kept] = await Promise.allSettled([
+      this.#stage(plan.writes),
+      this.#keepAll(plan),
+    ]);
+    if (staged.status === 'rejected') throw staged.reason;
+    if (kept.status === 'rejected') throw kept.reason;
+    const created = kept.value;
     await this.#writeJournal({
       writes: plan.writes.map((file) => file.path),
       removals: plan.removals,
@@ -188,6 +187,27 @@ export class ConfigFileStore {
       await rename(join(this.#stagingDir, file.path), target);
     }
     for (const path of plan.removals) await this.#remove(path);
+  }
+
+  /** Writes the new content into the staging directory; live files are untouched. */
+  async #stage(writes: readonly DesiredFile[]): Promise<void> {
+    await rm(this.#stagingDir, { recursive: true, force: true });
+    for (const file of writes) {
+      const target = join(this.#stagingDir, file.path);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, file.content, { mode: modeFor(file.content) });
+    }
+  }
+
+  /** Keeps the files the plan replaces or removes; returns the paths that had none to keep. */
+  async #keepAll(plan: FilePlan): Promise<string[]> {
+    await rm(this.#previousDir, { recursive: true, force: true });
+    const created: string[] = [];
+    for (const path of [...plan.writes.map((file) => file.path), ...plan.removals]) {
+      const kept = await this.#keep(path);
+      if (!kept) created.push(path);
+    }
+    return created;
   }
 
   /** Removes a live file and the directories it leaves empty, up to the base directory. */
@@ -213,10 +233,13 @@ export class ConfigFileStore {
 
   /**
    * Ends a successful apply: without the journal, the last-known-good copies are no longer
-   * restored; they are cleared by the next apply (or the next start), off this apply's path.
+   * restored; they and the staging directory are cleared after this apply's answer, and the
+   * next apply waits for that (a start clears them too).
    */
   async commit(): Promise<void> {
     await rm(this.#journalPath, { force: true });
+    // A failure here leaves the directories, which the next apply clears (or fails on).
+    this.#tidying = this.#clearWork().catch(() => undefined);
   }
 
   /** Hard-links the live file into the last-known-good directory; false if there is none. */
