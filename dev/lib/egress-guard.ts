@@ -106,7 +106,9 @@ export class EgressGuard {
       const id = new RegExp(`^${cgroupPrefix}(\\d+)$`).exec(entry)?.[1];
       if (id !== undefined) ids.add(id);
     }
-    const stale = [...ids].filter((id) => !alive(Number(id)));
+    // A chain named by this guard's own pid is a dead run's (pids are reused), never its own:
+    // it installs after this.
+    const stale = [...ids].filter((id) => Number(id) === process.pid || !alive(Number(id)));
     for (const id of stale) await new EgressGuard(id).uninstall();
     return stale;
   }
@@ -191,7 +193,11 @@ export class EgressGuard {
     if (!existsSync(this.#cgroupDir)) return;
     const procs = join(this.#cgroupDir, 'cgroup.procs');
     const members = (): number[] =>
-      readFileSync(procs, 'utf8').split('\n').filter(Boolean).map(Number);
+      readFileSync(procs, 'utf8')
+        .split('\n')
+        .map(Number)
+        // 0 stands for a process of another pid namespace; kill(0) would signal our own group.
+        .filter((pid) => pid > 0);
     const deadline = Date.now() + 5_000;
     while (members().length > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -386,8 +386,9 @@ describe("the guide's CA rotation on the node, under load", () => {
       ]);
       ticks.push({ at, certificate, patchError, answers, ready, ms: Date.now() - at });
     };
-    // A tick starts every 200 ms whether or not the previous one finished. When this test's
-    // own process stalls (a loaded machine), no tick can start, so the stall is measured too.
+    // A tick starts every 200 ms whether or not the previous one finished (ticks are recorded
+    // as they finish). This process's own stalls are measured, to tell them from a load that
+    // stopped when a gap is too long.
     const stalls = monitorEventLoopDelay({ resolution: 10 });
     stalls.enable();
     const load = (async () => {
@@ -505,16 +506,16 @@ describe("the guide's CA rotation on the node, under load", () => {
       ).toEqual([]);
       expect(ticks.filter((t) => t.ready !== 'True Delivered').slice(0, 5)).toEqual([]);
       // The load ran all along the rotation: a tick every 200 ms as scheduled, and never a
-      // second without one (a busy machine may start a few late, bunched) beyond the longest
-      // time this process itself could not run (it cannot start a tick then).
+      // second without one starting (a busy machine may start a few late, bunched). Ticks are
+      // recorded as they finish, so their starts are put in order first.
       const during = ticks.filter((t) => t.at >= rotationStarted && t.at < revoked);
-      const starts = [rotationStarted, ...during.map((t) => t.at), revoked];
+      const starts = [rotationStarted, ...during.map((t) => t.at).sort((a, b) => a - b), revoked];
       const gaps = starts.slice(1).map((at, i) => at - (starts[i] ?? at));
       const longestStallMs = stalls.max / 1e6;
       expect(
         Math.max(...gaps),
-        `longest stall of this process ${String(longestStallMs)} ms`,
-      ).toBeLessThanOrEqual(1_000 + longestStallMs);
+        `the longest time this test's own process could not run: ${String(longestStallMs)} ms`,
+      ).toBeLessThanOrEqual(1_000);
       expect(during.length).toBeGreaterThanOrEqual(((revoked - rotationStarted) / 200) * 0.9);
 
       // The last certificate the load wrote is served by both replicas.
