@@ -36,12 +36,15 @@ export function parseRuleCounter(listing: string, marker: string): number {
 
 const chainPrefix = 'HAPTIC-EGRESS-';
 const cgroupPrefix = 'haptic-egress-';
+/** A guard chain's definition in `iptables -S` output, and a guard's cgroup directory. */
+const chainDefinition = new RegExp(`^-N ${chainPrefix}(\\d+)$`);
+const cgroupName = new RegExp(`^${cgroupPrefix}(\\d+)$`);
 
 /** The run ids of guard chains in `iptables -S` output (`-N HAPTIC-EGRESS-<id>` lines). */
 export function guardChainIds(rules: string): string[] {
   return rules
     .split('\n')
-    .map((line) => new RegExp(`^-N ${chainPrefix}(\\d+)$`).exec(line.trim())?.[1])
+    .map((line) => chainDefinition.exec(line.trim())?.[1])
     .filter((id): id is string => id !== undefined);
 }
 
@@ -103,7 +106,7 @@ export class EgressGuard {
       for (const id of guardChainIds(run(tool, ['-w', '-S']))) ids.add(id);
     }
     for (const entry of readdirSync(cgroup2Mount())) {
-      const id = new RegExp(`^${cgroupPrefix}(\\d+)$`).exec(entry)?.[1];
+      const id = cgroupName.exec(entry)?.[1];
       if (id !== undefined) ids.add(id);
     }
     // A chain named by this guard's own pid is a dead run's (pids are reused), never its own:
