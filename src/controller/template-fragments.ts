@@ -159,18 +159,17 @@ class KeptBody implements Template {
   }
 
   /**
-   * Emits the kept text of `item`, the loop variable's value in scope (the loop that set it
-   * passes it: Liquid's lookup of a scope's own JSON value gives the same value, slower), as
-   * `render` does for it; false (nothing emitted or charged) when `render` would render the
-   * body.
+   * Begins this render's bookkeeping and names `item`, the loop variable's value in scope (the
+   * loop that set it passes it: Liquid's lookup of a scope's own JSON value gives the same
+   * value, slower); undefined for a value that is not JSON data, which is never kept.
    */
-  emitKept(ctx: Context, emitter: Emitter, item: unknown): boolean {
+  keyOf(ctx: Context, item: unknown): string | undefined {
     this.#begin(ctx);
-    const key = itemKey(item);
-    return key !== undefined && this.#emit(ctx, key, emitter);
+    return itemKey(item);
   }
 
-  #emit(ctx: Context, key: string, emitter: Emitter): boolean {
+  /** Emits the text kept under `key`; false (nothing emitted or charged) when `renderFresh` must render it. */
+  emitKept(ctx: Context, emitter: Emitter, key: string): boolean {
     const kept = this.#current.get(key) ?? this.#previous.get(key);
     if (kept === undefined || !this.#charge(ctx, kept.units)) return false;
     this.#current.set(key, kept);
@@ -178,14 +177,16 @@ class KeptBody implements Template {
     return true;
   }
 
-  *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
-    this.#begin(ctx);
-    const key = itemKey(itemInScope(ctx, this.#variable));
+  /** Renders the body for the item in scope, keeping its text under `key` (when it has one). */
+  *renderFresh(
+    ctx: Context,
+    emitter: Emitter,
+    key: string | undefined,
+  ): Generator<unknown, void, unknown> {
     if (key === undefined) {
       yield this.#liquid.renderer.renderTemplates(this.#templates, ctx, emitter);
       return;
     }
-    if (this.#emit(ctx, key, emitter)) return;
     const limiter = ctx.memoryLimit;
     let units = 0;
     ctx.memoryLimit = new Proxy(limiter, {
@@ -206,6 +207,13 @@ class KeptBody implements Template {
     }
     if (typeof text === 'string') this.#current.set(key, { text, units });
     emitter.write(text);
+  }
+
+  /** As Liquid renders a body: the item read from the scope, its kept text or a fresh render. */
+  *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+    const key = this.keyOf(ctx, itemInScope(ctx, this.#variable));
+    if (key !== undefined && this.emitKept(ctx, emitter, key)) return;
+    yield* this.renderFresh(ctx, emitter, key);
   }
 
   /** Charges a kept fragment's memory units; false (nothing charged) when over the limit. */
@@ -230,7 +238,8 @@ class KeptBody implements Template {
  * reusable emits each kept item's text directly, without Liquid's per-item machinery (a
  * scope, a `forloop` object the body does not read, a render of the body list); what it
  * does for every item is what Liquid's `for` does: check the render time limit, then
- * render the body, which emits the kept text or renders it. It sets the `offset: continue`
+ * render the body, which emits the kept text or renders it (the item named once for both).
+ * It sets the `offset: continue`
  * register as Liquid's `for` does. Any other loop is Liquid's own.
  */
 export function reusingForTag(escapeFilter: string): typeof ForTag {
@@ -267,8 +276,10 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
         for (const item of items) {
           ctx.renderLimit.check(performance.now());
           scope[this.variable] = item;
-          if (!body.emitKept(ctx, emitter, item)) {
-            yield this.liquid.renderer.renderTemplates(this.templates, ctx, emitter);
+          // Named once: a kept text is emitted at once, anything else rendered under that name.
+          const key = body.keyOf(ctx, item);
+          if (key === undefined || !body.emitKept(ctx, emitter, key)) {
+            yield body.renderFresh(ctx, emitter, key);
           }
         }
       } finally {
