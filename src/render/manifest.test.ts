@@ -67,6 +67,27 @@ describe('parseManifest', () => {
     });
   });
 
+  it("reads a large number as helm's toYaml prints it (Go's 1e+06) as a number", () => {
+    const [object] = parseManifest(
+      '# Source: c/t.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {}\nspec: {limit: 1e+06, ratio: 2.5e-1}\n',
+    );
+    expect(object?.body).toMatchObject({ spec: { limit: 1_000_000, ratio: 0.25 } });
+  });
+
+  it('names each object by the last # Source: line before it, past empty documents', () => {
+    const objects = parseManifest(
+      [
+        '---\n# Source: c/templates/empty.yaml\n',
+        '---\n# Source: c/templates/a.yaml\n# Source: c/templates/b.yaml\napiVersion: v1\nkind: A\nmetadata: {name: a}\n',
+        '---\napiVersion: v1\nkind: B\nmetadata: {name: b}\n',
+      ].join(''),
+    );
+    expect(objects.map((o) => [o.kind, o.source])).toEqual([
+      ['A', 'c/templates/b.yaml'],
+      ['B', 'an unnamed template'],
+    ]);
+  });
+
   it('skips empty documents and returns nothing for empty output', () => {
     expect(parseManifest('')).toEqual([]);
     expect(parseManifest('---\n# Source: x/templates/empty.yaml\n---\n')).toEqual([]);
@@ -96,6 +117,21 @@ describe('parseManifest', () => {
       /helm\.sh\/hook-weight "1\.5" is not an integer/,
     ],
     ['broken YAML', '# Source: c/broken.yaml\nkind: [\n', /invalid YAML in c\/broken\.yaml/],
+    [
+      'broken YAML in a later template, named by its own source',
+      '# Source: c/good.yaml\napiVersion: v1\nkind: A\nmetadata: {name: a}\n---\n# Source: c/bad.yaml\nkind: [\n',
+      /invalid YAML in c\/bad\.yaml: /,
+    ],
+    [
+      'an alias (helm never writes one; an expanded alias can be exponential)',
+      '# Source: c/alias.yaml\napiVersion: v1\nkind: Secret\nmetadata: {name: &n x, labels: {a: *n}}\n',
+      /invalid YAML in c\/alias\.yaml: aliases exceeded/,
+    ],
+    [
+      'an unknown tag',
+      '# Source: c/tag.yaml\napiVersion: v1\nkind: Secret\nmetadata: {name: !custom x}\n',
+      /invalid YAML in c\/tag\.yaml: unknown scalar tag/,
+    ],
     [
       'duplicate keys',
       'apiVersion: v1\nkind: Secret\nkind: ConfigMap\nmetadata: {name: x}\n',

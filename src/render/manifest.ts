@@ -1,5 +1,6 @@
-import { parseAllDocuments } from 'yaml';
-import { HapticError, errorCodes } from '../errors.ts';
+import { type Event, EVENT_ID, constructFromEvents, parseEvents } from 'js-yaml';
+import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { helmOutputSchema } from './helm-output-schema.ts';
 
 /** The metadata every rendered object carries. */
 export interface RenderedMetadata {
@@ -109,32 +110,84 @@ function readObject(value: unknown, source: string): RenderedObject {
   };
 }
 
-/** The template named by helm's `# Source:` line in a document's text, if any. */
-function sourceOf(text: string): string {
-  const match = /^# Source: (.+)$/m.exec(text);
-  return match?.[1]?.trim() ?? 'an unnamed template';
+const sourceLine = /^# Source: (.+)$/gm;
+
+/** The template named by the last `# Source:` line of `text`, if any. */
+function lastSource(text: string): string | undefined {
+  let source: string | undefined;
+  for (const match of text.matchAll(sourceLine)) source = match[1]?.trim();
+  return source;
+}
+
+/** Where each document's content starts (-1 for an empty one), from the parser's events. */
+function documentStarts(events: readonly Event[]): number[] {
+  const starts: number[] = [];
+  let awaitingRoot = false;
+  for (const event of events) {
+    if (event.type === EVENT_ID.DOCUMENT) awaitingRoot = true;
+    else if (awaitingRoot) {
+      awaitingRoot = false;
+      starts.push('valueStart' in event ? event.valueStart : 'start' in event ? event.start : -1);
+    }
+  }
+  return starts;
+}
+
+/** The template named by the last `# Source:` line between `from` and `to`. */
+function sourceBetween(manifest: string, from: number, to: number): string {
+  return lastSource(manifest.slice(from, Math.max(from, to))) ?? 'an unnamed template';
+}
+
+/**
+ * The events of `manifest`, or RENDER_OUTPUT_INVALID naming the template where the YAML breaks.
+ * The position of a js-yaml error is its `mark`.
+ */
+function eventsOf(manifest: string): Event[] {
+  try {
+    return parseEvents(manifest, {});
+  } catch (error) {
+    throw invalidYaml(manifest, error);
+  }
+}
+
+function invalidYaml(manifest: string, error: unknown): HapticError {
+  const mark = (error as { mark?: { position?: unknown } } | null)?.mark;
+  const position = typeof mark?.position === 'number' ? mark.position : manifest.length;
+  const reason = describeError(error).split('\n')[0] ?? '';
+  return invalid(
+    `helm rendered invalid YAML in ${sourceBetween(manifest, 0, position)}: ${reason}`,
+  );
 }
 
 /**
  * Parses `helm template` output into objects, in helm's order. YAML 1.1, as Kubernetes and
- * Helm read it (so `0440` is octal and `yes` a boolean). Empty documents are skipped; anything
- * that is not a Kubernetes object is a RENDER_OUTPUT_INVALID error naming the template.
+ * Helm read it (so `0440` is octal and `yes` a boolean; helm-output-schema.ts). Empty
+ * documents are skipped; aliases, duplicate keys, unknown tags and anything that is not a
+ * Kubernetes object are a RENDER_OUTPUT_INVALID error naming the template (helm's `# Source:`
+ * line before the document).
  */
 export function parseManifest(manifest: string): RenderedObject[] {
+  const events = eventsOf(manifest);
+  let values: unknown[];
+  try {
+    values = constructFromEvents(events, {
+      source: manifest,
+      schema: helmOutputSchema,
+      maxAliases: 0,
+    });
+  } catch (error) {
+    throw invalidYaml(manifest, error);
+  }
+  const starts = documentStarts(events);
   const objects: RenderedObject[] = [];
-  let previousEnd = 0;
-  for (const document of parseAllDocuments(manifest, { version: '1.1', prettyErrors: false })) {
-    // The document's own text plus the comments before it (helm's `# Source:` line).
-    const end = document.range[2];
-    const source = sourceOf(manifest.slice(previousEnd, end));
-    previousEnd = end;
-    const [error] = document.errors;
-    if (error !== undefined) {
-      throw invalid(`helm rendered invalid YAML in ${source}: ${error.message}`);
+  // A document's template is named after the previous document's content starts.
+  let previousStart = 0;
+  for (const [index, value] of values.entries()) {
+    const start = starts[index] ?? -1;
+    if (value !== null && value !== undefined) {
+      objects.push(readObject(value, sourceBetween(manifest, previousStart, start)));
     }
-    const value: unknown = document.toJS({ maxAliasCount: 0 });
-    if (value === null || value === undefined) continue;
-    objects.push(readObject(value, source));
+    if (start >= 0) previousStart = start;
   }
   return objects;
 }
