@@ -5,7 +5,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { loadAll } from 'js-yaml';
 import { HapticError, errorCodes } from '../errors.ts';
 import { embeddedChartDir } from '../render/index.ts';
 
@@ -24,9 +24,8 @@ export function readEmbeddedCrds(chartDir: string = embeddedChartDir()): Embedde
     .filter((name) => name.endsWith('.yaml'))
     .sort();
   return files.flatMap((file) =>
-    parseAllDocuments(readFileSync(join(dir, file), 'utf8'))
-      .map((doc) => doc.toJS() as unknown)
-      .filter((value) => value !== null)
+    loadAll(readFileSync(join(dir, file), 'utf8'))
+      .filter((value) => value !== null && value !== undefined)
       .map((value, index) => checkCrd(value, `${file} document ${index + 1}`)),
   );
 }

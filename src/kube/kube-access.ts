@@ -24,7 +24,7 @@ import type { RequestOptions } from 'node:https';
 import { isIPv6 } from 'node:net';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parse } from 'yaml';
+import { load } from 'js-yaml';
 import { HapticError, errorCodes } from '../errors.ts';
 import { kubeConfigSource, serviceAccountDir } from './config-source.ts';
 
@@ -122,7 +122,8 @@ function fixed(server: string, tls: TlsOptions, token: string | undefined): Kube
 function fromFile(path: string): KubeAccess | undefined {
   let document: unknown;
   try {
-    document = parse(readFileSync(path, 'utf8'));
+    // As the full client reads it: js-yaml's `load` with its default schema.
+    document = load(readFileSync(path, 'utf8'));
   } catch {
     return undefined;
   }

@@ -1,23 +1,33 @@
 /**
  * A chart's own YAML files (Chart.yaml, values.yaml) read as helm reads them, YAML 1.1. The
  * parse is kept as JSON in the package cache (package-cache.ts) under a SHA-256 of the text
- * and the yaml package's version, so a later process reads JSON instead of parsing YAML: for
+ * and the YAML reader's version, so a later process reads JSON instead of parsing YAML: for
  * `haptic preflight` that parse of the embedded chart cost more CPU than anything else it did
  * while helm rendered. A parse that JSON cannot carry unchanged (`.inf`, a date) is not kept.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { parse } from 'yaml';
+import { load } from 'js-yaml';
+import { yaml11Schema } from '../validation/yaml-schema.ts';
 import { keepInPackageCache, packageCacheDir } from './package-cache.ts';
 
-const parseOptions = { version: '1.1' } as const;
+function parse(text: string): unknown {
+  return load(text, { schema: yaml11Schema });
+}
 
+/** The schema's own module, beside this one's kind (.ts in a checkout, .js when built). */
+const schemaFile = fileURLToPath(
+  new URL(`../validation/yaml-schema${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
+
+/** The reader in the cache key (js-yaml's version, the schema's text): a new one parses anew. */
 function parserIdentity(): string {
-  const { version } = createRequire(import.meta.url)('yaml/package.json') as { version: string };
-  return JSON.stringify({ yaml: version, options: parseOptions });
+  const { version } = createRequire(import.meta.url)('js-yaml/package.json') as { version: string };
+  return JSON.stringify({ 'js-yaml': version, schema: readFileSync(schemaFile, 'utf8') });
 }
 
 /**
@@ -29,7 +39,7 @@ export function readChartYaml(
   cacheDir: string | undefined = packageCacheDir(),
 ): unknown {
   const text = readFileSync(path, 'utf8');
-  if (cacheDir === undefined) return parse(text, parseOptions);
+  if (cacheDir === undefined) return parse(text);
   const key = createHash('sha256')
     .update(parserIdentity())
     .update('\0')
@@ -42,7 +52,7 @@ export function readChartYaml(
   } catch {
     // Not kept yet, or unreadable: parsed below.
   }
-  const parsed: unknown = parse(text, parseOptions);
+  const parsed = parse(text);
   const json = JSON.stringify(parsed);
   if (isDeepStrictEqual(JSON.parse(json), parsed)) {
     keepInPackageCache(cacheDir, file, json);

@@ -1,6 +1,6 @@
 import { type Event, EVENT_ID, constructFromEvents, parseEvents } from 'js-yaml';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import { helmOutputSchema } from './helm-output-schema.ts';
+import { yaml11Schema } from '../validation/yaml-schema.ts';
 
 /** The metadata every rendered object carries. */
 export interface RenderedMetadata {
@@ -161,7 +161,7 @@ function invalidYaml(manifest: string, error: unknown): HapticError {
 
 /**
  * Parses `helm template` output into objects, in helm's order. YAML 1.1, as Kubernetes and
- * Helm read it (so `0440` is octal and `yes` a boolean; helm-output-schema.ts). Empty
+ * Helm read it (so `0440` is octal and `yes` a boolean; validation/yaml-schema.ts). Empty
  * documents are skipped; aliases, duplicate keys, unknown tags and anything that is not a
  * Kubernetes object are a RENDER_OUTPUT_INVALID error naming the template (helm's `# Source:`
  * line before the document).
@@ -172,7 +172,7 @@ export function parseManifest(manifest: string): RenderedObject[] {
   try {
     values = constructFromEvents(events, {
       source: manifest,
-      schema: helmOutputSchema,
+      schema: yaml11Schema,
       maxAliases: 0,
     });
   } catch (error) {

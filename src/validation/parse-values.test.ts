@@ -8,12 +8,44 @@ describe('parseValues', () => {
 
   it('reads an empty file as no values', () => {
     expect(parseValues('', 'f')).toEqual({ ok: true, values: {} });
+    expect(parseValues('# nothing yet\n', 'f')).toEqual({ ok: true, values: {} });
   });
+
+  it('reads numbers as helm does (Go prints large ones as 1e+06) and follows aliases and merges', () => {
+    expect(parseValues('big: 1e+06\nmode: 0440\nd: &d {a: 1}\ne: {<<: *d, b: 2}\n', 'f')).toEqual({
+      ok: true,
+      values: { big: 1_000_000, mode: 0o440, d: { a: 1 }, e: { a: 1, b: 2 } },
+    });
+  });
+
+  // Ten lists of ten aliases of the list before: 10^10 entries once written out, in 300 bytes.
+  const aliasBomb = [
+    'a0: &a0 [x, x, x, x, x, x, x, x, x, x]',
+    ...Array.from(
+      { length: 9 },
+      (_, level) => `a${level + 1}: &a${level + 1} [${Array(10).fill(`*a${level}`).join(', ')}]`,
+    ),
+  ].join('\n');
 
   it.each([
     ['broken YAML', 'a: [\n', /^values file x is not valid YAML \(.+\); fix the syntax\.$/],
     ['a list', '- a\n', /^values file x must be a YAML map of values, not a list\.$/],
     ['duplicate keys', 'a: 1\na: 2\n', /^values file x is not valid YAML/],
+    [
+      'two documents',
+      'a: 1\n---\nb: 2\n',
+      /^values file x holds 2 YAML documents; values are one map, so remove the --- separators\.$/,
+    ],
+    [
+      'aliases that expand to more than a million entries',
+      aliasBomb,
+      /^values file x would hold more than 1000000 entries once its aliases are written out; write the values without nested aliases\.$/,
+    ],
+    [
+      'more than 100 aliases',
+      `a: &a 1\nb: [${Array(101).fill('*a').join(', ')}]\n`,
+      /^values file x is not valid YAML \(aliases exceeded maxAliases \(100\).*\); fix the syntax\.$/,
+    ],
   ])('rejects %s with a ValuesUnparsable finding', (_, text, message) => {
     const parsed = parseValues(text, 'values file x');
     expect(parsed.ok).toBe(false);

@@ -2,15 +2,15 @@ import fc from 'fast-check';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { helmOutputSchema } from './helm-output-schema.ts';
+import { yaml11Schema } from './yaml-schema.ts';
 
 /** How the `yaml` package reads a plain scalar as YAML 1.1 (how helm's output was read before). */
 function readByYamlPackage(scalar: string): unknown {
   return (parse(`v: ${scalar}`, { version: '1.1', logLevel: 'silent' }) as { v: unknown }).v;
 }
 
-function readByHelmOutputSchema(scalar: string): unknown {
-  return (load(`v: ${scalar}`, { schema: helmOutputSchema }) as { v: unknown }).v;
+function readByYaml11Schema(scalar: string): unknown {
+  return (load(`v: ${scalar}`, { schema: yaml11Schema }) as { v: unknown }).v;
 }
 
 /** Plain scalars made of what YAML 1.1 numbers, booleans, nulls and dates are made of. */
@@ -54,14 +54,14 @@ const numberLike = fc
   // Text a plain scalar cannot hold (`v: - x` is a list, `v: a: b` a map) is not a scalar.
   .filter((text) => text !== '' && /^[^-:?~\s]|^-[^\s]|^~$/.test(text) && !/: |:$/.test(text));
 
-describe('helmOutputSchema', () => {
+describe('yaml11Schema', () => {
   it('reads every plain scalar as the yaml package reads YAML 1.1', () => {
     fc.assert(
       fc.property(numberLike, (scalar) => {
         const before = readByYamlPackage(scalar);
         // The yaml package's one misreading: a number pattern without a digit (`e0`, `0_`) as NaN.
         const expected = Number.isNaN(before) && !/^\.nan$/i.test(scalar) ? scalar : before;
-        expect(readByHelmOutputSchema(scalar)).toStrictEqual(expected);
+        expect(readByYaml11Schema(scalar)).toStrictEqual(expected);
       }),
       { numRuns: 3000 },
     );
@@ -86,15 +86,15 @@ describe('helmOutputSchema', () => {
     ['0o440', '0o440'],
     ['1.2.3', '1.2.3'],
   ])('reads %s as %s, as helm and Kubernetes read it', (scalar, value) => {
-    expect(readByHelmOutputSchema(scalar)).toStrictEqual(value);
+    expect(readByYaml11Schema(scalar)).toStrictEqual(value);
     expect(readByYamlPackage(scalar)).toStrictEqual(value);
   });
 
   it('reads .nan as NaN, and a float pattern without a digit as a string', () => {
-    expect(readByHelmOutputSchema('.nan')).toBeNaN();
-    expect(readByHelmOutputSchema('e0')).toBe('e0');
-    expect(readByHelmOutputSchema('.')).toBe('.');
-    expect(readByHelmOutputSchema('0_')).toBe('0_');
+    expect(readByYaml11Schema('.nan')).toBeNaN();
+    expect(readByYaml11Schema('e0')).toBe('e0');
+    expect(readByYaml11Schema('.')).toBe('.');
+    expect(readByYaml11Schema('0_')).toBe('0_');
     expect(readByYamlPackage('e0')).toBeNaN();
   });
 });
