@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseValues } from './parse-values.ts';
 import { coalesceValues, mergeValueLayers } from './values-merge.ts';
 
 describe('values merge (helm semantics)', () => {
@@ -19,5 +20,22 @@ describe('values merge (helm semantics)', () => {
     expect(
       coalesceValues({ a: { b: null, c: 2 }, e: { f: null, g: 1 } }, { a: { b: 1, d: 3 }, h: 4 }),
     ).toEqual({ a: { c: 2, d: 3 }, e: { g: 1 }, h: 4 });
+  });
+
+  it('keeps a __proto__ key as a key, as helm does: nothing is read through a prototype', () => {
+    const parsed = parseValues('__proto__:\n  injected: yes\nreal: 1\n', 'values file f');
+    if (!parsed.ok) throw new Error(parsed.finding.message);
+    const merged = mergeValueLayers([{ real: 0 }, parsed.values]);
+    const coalesced = coalesceValues(merged, { injected: false, real: 2 });
+    for (const values of [merged, coalesced]) {
+      expect(Object.getPrototypeOf(values)).toBe(Object.prototype);
+      expect(Object.hasOwn(values, '__proto__')).toBe(true);
+    }
+    expect((merged as { injected?: unknown }).injected).toBeUndefined();
+    expect(coalesced).toMatchObject({ injected: false, real: 1 });
+    // What helm is sent has the key too.
+    expect(JSON.parse(JSON.stringify(coalesced))).toEqual(
+      JSON.parse('{"__proto__":{"injected":true},"real":1,"injected":false}'),
+    );
   });
 });

@@ -10,11 +10,25 @@ export function isMap(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Sets `key` as an own data property, as helm holds every key: an assignment to `__proto__`
+ * would set the object's prototype instead, so the validator would read keys through it that
+ * the values sent to helm (JSON, own keys only) do not have.
+ */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
 function mergeTwo(base: Values, override: Values): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(override)) {
-    const current = merged[key];
-    merged[key] = isMap(current) && isMap(value) ? mergeTwo(current, value) : value;
+    const current = Object.hasOwn(merged, key) ? merged[key] : undefined;
+    setOwn(merged, key, isMap(current) && isMap(value) ? mergeTwo(current, value) : value);
   }
   return merged;
 }
@@ -28,12 +42,16 @@ export function mergeValueLayers(layers: readonly Values[]): Record<string, unkn
 export function coalesceValues(user: Values, defaults: Values): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(defaults)) {
-    if (!(key in user)) result[key] = value;
+    if (!Object.hasOwn(user, key)) setOwn(result, key, value);
   }
   for (const [key, value] of Object.entries(user)) {
     if (value === null) continue;
-    const fallback = defaults[key];
-    result[key] = isMap(value) ? coalesceValues(value, isMap(fallback) ? fallback : {}) : value;
+    const fallback = Object.hasOwn(defaults, key) ? defaults[key] : undefined;
+    setOwn(
+      result,
+      key,
+      isMap(value) ? coalesceValues(value, isMap(fallback) ? fallback : {}) : value,
+    );
   }
   return result;
 }
