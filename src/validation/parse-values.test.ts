@@ -27,6 +27,20 @@ describe('parseValues', () => {
     ),
   ].join('\n');
 
+  // Fifty anchors, each 50 levels deep around the one before: 2,500 levels written out.
+  const deepChain = Array.from({ length: 50 }, (_, level) => {
+    const inner = level === 0 ? '1' : `*d${level - 1}`;
+    return `d${level}: &d${level} ${'{a: '.repeat(50)}${inner}${'}'.repeat(50)}`;
+  }).join('\n');
+
+  it('reads many aliases of a few anchors, as helm does', () => {
+    const anchors = 'r1: &r1 {cpu: 1}\nr2: &r2 {cpu: 2}\nr3: &r3 {cpu: 3}\n';
+    const uses = Array.from({ length: 180 }, (_, i) => `c${i}: {resources: *r${(i % 3) + 1}}`);
+    const parsed = parseValues(`${anchors}${uses.join('\n')}\n`, 'f');
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) expect(parsed.values.c179).toEqual({ resources: { cpu: 3 } });
+  });
+
   it.each([
     ['broken YAML', 'a: [\n', /^values file x is not valid YAML \(.+\); fix the syntax\.$/],
     ['a list', '- a\n', /^values file x must be a YAML map of values, not a list\.$/],
@@ -39,12 +53,22 @@ describe('parseValues', () => {
     [
       'aliases that expand to more than a million entries',
       aliasBomb,
-      /^values file x would hold more than 1000000 entries once its aliases are written out; write the values without nested aliases\.$/,
+      /^values file x would hold more than 1000000 entries or nest deeper than 100 levels once its aliases are written out; write the values with fewer nested aliases\.$/,
     ],
     [
-      'more than 100 aliases',
-      `a: &a 1\nb: [${Array(101).fill('*a').join(', ')}]\n`,
-      /^values file x is not valid YAML \(aliases exceeded maxAliases \(100\).*\); fix the syntax\.$/,
+      'aliases that nest deeper than 100 levels',
+      deepChain,
+      /^values file x would hold more than 1000000 entries or nest deeper than 100 levels once its aliases are written out/,
+    ],
+    [
+      'an alias inside the value it names',
+      'x: &a {y: *a}\n',
+      /^values file x has an alias inside the value it names \(a value that contains itself\), which helm refuses too; remove that alias\.$/,
+    ],
+    [
+      'an alias inside the list it names',
+      'x: &a [1, *a]\n',
+      /^values file x has an alias inside the value it names/,
     ],
   ])('rejects %s with a ValuesUnparsable finding', (_, text, message) => {
     const parsed = parseValues(text, 'values file x');

@@ -12,26 +12,48 @@ import { yaml11Schema } from './yaml-schema.ts';
 /** Largest values text accepted: the size limit of a Kubernetes Secret. */
 export const maxValuesBytes = 1024 * 1024;
 
-/** Aliases (`*name`) a values text may hold, and how many entries they may make it. */
-const maxAliases = 100;
+/**
+ * What values may become once every alias (`*name`) is written out: aliases share one object
+ * here, but merging them and handing them to helm as JSON copy them, so the bounds hold for
+ * the written-out form (js-yaml bounds the text's own nesting at 100 levels).
+ */
 const maxExpandedEntries = 1_000_000;
+const maxExpandedDepth = 100;
+
+interface Shape {
+  readonly entries: number;
+  readonly depth: number;
+}
 
 /**
- * How many entries `value` holds once every alias is written out (aliases share one object
- * here, but merging and handing the values to helm copy them): counted once per object, so an
- * alias bomb is measured without being expanded. Stops counting past `limit`.
+ * The entries and nesting of `value` written out, each object measured once (so an alias bomb
+ * is measured without being expanded), the recursion never deeper than the depth bound; `cycle`
+ * for an object that contains itself (`a: &a [*a]`), `over` past a bound.
  */
-function expandedEntries(value: unknown, limit: number, seen = new Map<object, number>()): number {
-  if (typeof value !== 'object' || value === null) return 1;
+function expandedShape(
+  value: unknown,
+  level: number,
+  seen: Map<object, Shape | 'open'>,
+): Shape | 'cycle' | 'over' {
+  if (typeof value !== 'object' || value === null) return { entries: 1, depth: 0 };
+  if (level > maxExpandedDepth) return 'over';
   const known = seen.get(value);
+  if (known === 'open') return 'cycle';
   if (known !== undefined) return known;
-  let total = 1;
+  seen.set(value, 'open');
+  let entries = 1;
+  let depth = 0;
   for (const child of Object.values(value)) {
-    total += expandedEntries(child, limit, seen);
-    if (total > limit) break;
+    const shape = expandedShape(child, level + 1, seen);
+    if (typeof shape === 'string') return shape;
+    entries += shape.entries;
+    depth = Math.max(depth, shape.depth + 1);
+    // A shape measured before (another alias of it) counts from where it is written again.
+    if (entries > maxExpandedEntries || level + depth > maxExpandedDepth) return 'over';
   }
-  seen.set(value, total);
-  return total;
+  const shape = { entries, depth };
+  seen.set(value, shape);
+  return shape;
 }
 
 export type ParsedValues =
@@ -54,7 +76,8 @@ export function parseValues(text: string, source: string): ParsedValues {
   }
   let documents: unknown[];
   try {
-    documents = loadAll(text, { schema: yaml11Schema, maxAliases });
+    // Aliases are not counted: their written-out size and nesting are bounded below.
+    documents = loadAll(text, { schema: yaml11Schema });
   } catch (problem) {
     return rejected(
       error(
@@ -74,12 +97,22 @@ export function parseValues(text: string, source: string): ParsedValues {
     );
   }
   const [value] = documents;
-  if (expandedEntries(value, maxExpandedEntries) > maxExpandedEntries) {
+  const shape = expandedShape(value, 0, new Map());
+  if (shape === 'cycle') {
     return rejected(
       error(
         validationCodes.ValuesUnparsable,
         source,
-        `${source} would hold more than ${maxExpandedEntries} entries once its aliases are written out; write the values without nested aliases.`,
+        `${source} has an alias inside the value it names (a value that contains itself), which helm refuses too; remove that alias.`,
+      ),
+    );
+  }
+  if (shape === 'over') {
+    return rejected(
+      error(
+        validationCodes.ValuesUnparsable,
+        source,
+        `${source} would hold more than ${maxExpandedEntries} entries or nest deeper than ${maxExpandedDepth} levels once its aliases are written out; write the values with fewer nested aliases.`,
       ),
     );
   }

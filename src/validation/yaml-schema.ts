@@ -1,16 +1,21 @@
 /**
- * YAML 1.1 as helm and Kubernetes read it: the schema values files, the chart's own files and
- * `helm template` output are read with. js-yaml, which reads helm's output about four times
- * faster than the `yaml` package in a fresh process (the preflight parses helm's 48 KB after
- * helm ends, on its critical path), and loads as one module instead of 73.
+ * YAML 1.1: the schema values files, the chart's own files and `helm template` output are read
+ * with. js-yaml, which reads helm's output about four times faster than the `yaml` package in a
+ * fresh process (the preflight parses helm's 48 KB after helm ends, on its critical path), and
+ * loads as one module instead of 73.
  *
  * js-yaml's own 1.1 numbers are the strict spec forms, so `1e+06` (how helm's `toYaml` prints
- * a large number from values: Go formats float64 that way) or `08` would be strings. Here an
- * integer and a float are read as the `yaml` package reads YAML 1.1 (what this project read
- * helm's output with before, held equal to it by a property test), which for these forms is how
- * Go's YAML reader, and so Kubernetes, reads them: numbers. One exception: a text that matches
- * a number pattern without a digit to read (`.`, `e0`, `0_`) is a string here, where the `yaml`
- * package made NaN.
+ * a large number from values: Go formats float64 that way) or `08` would be strings, where Go's
+ * reader (sigs.k8s.io/yaml, so helm and Kubernetes) reads numbers. Here an integer and a float
+ * are read exactly as the `yaml` package read YAML 1.1 (this project's reader before), held
+ * equal to it by a property test, with one exception: a text that matches a number pattern
+ * without a digit to read (`.`, `e0`, `0_`) is a string here, where the `yaml` package made NaN.
+ *
+ * That reading is not yet Go's in every form (found by running helm 3.22; each was so before
+ * too): base-60 `1:30` is 90 here and a string to helm; `0o17`, `0X1F`, `0B101` are numbers to
+ * helm and strings here; `0_` is 0 to helm; `._5` is a string to helm and 0.5 here; a date is a
+ * Date here (JSON `…T00:00:00.000Z`) and text to helm. Values go to helm as the JSON of this
+ * reading, so for such a value the preflight renders what this reading means.
  */
 import { NOT_RESOLVED, YAML11_SCHEMA, defineScalarTag } from 'js-yaml';
 
@@ -52,7 +57,7 @@ function numberOrString(value: number): number | typeof NOT_RESOLVED {
 }
 
 /** The integer a plain scalar means in YAML 1.1, or NOT_RESOLVED. */
-export function readYaml11Int(text: string): number | typeof NOT_RESOLVED {
+function readYaml11Int(text: string): number | typeof NOT_RESOLVED {
   if (binaryInt.test(text)) return numberOrString(radixInt(text, 2, 2));
   if (octalInt.test(text)) return numberOrString(radixInt(text, 1, 8));
   if (decimalInt.test(text)) return radixInt(text, 0, 10);
@@ -62,7 +67,7 @@ export function readYaml11Int(text: string): number | typeof NOT_RESOLVED {
 }
 
 /** The float a plain scalar means in YAML 1.1, or NOT_RESOLVED. */
-export function readYaml11Float(text: string): number | typeof NOT_RESOLVED {
+function readYaml11Float(text: string): number | typeof NOT_RESOLVED {
   if (infinityOrNaN.test(text)) {
     if (text.toLowerCase().endsWith('nan')) return Number.NaN;
     return text.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
