@@ -1,4 +1,4 @@
-import { type Event, EVENT_ID, constructFromEvents, parseEvents } from 'js-yaml';
+import { type Event, EVENT_ID, YAMLException, constructFromEvents, parseEvents } from 'js-yaml';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { yaml11Schema } from '../validation/yaml-schema.ts';
 
@@ -150,10 +150,14 @@ function eventsOf(manifest: string): Event[] {
   }
 }
 
+/**
+ * The error naming the template where the YAML breaks, with js-yaml's reason alone: its line
+ * and column count in helm's whole output, not in the template named.
+ */
 function invalidYaml(manifest: string, error: unknown): HapticError {
-  const mark = (error as { mark?: { position?: unknown } } | null)?.mark;
-  const position = typeof mark?.position === 'number' ? mark.position : manifest.length;
-  const reason = describeError(error).split('\n')[0] ?? '';
+  const yamlError = error instanceof YAMLException ? error : undefined;
+  const position = yamlError?.mark?.position ?? manifest.length;
+  const reason = yamlError?.reason ?? describeError(error).split('\n')[0] ?? '';
   return invalid(
     `helm rendered invalid YAML in ${sourceBetween(manifest, 0, position)}: ${reason}`,
   );
@@ -161,7 +165,8 @@ function invalidYaml(manifest: string, error: unknown): HapticError {
 
 /**
  * Parses `helm template` output into objects, in helm's order. YAML 1.1, as Kubernetes and
- * Helm read it (so `0440` is octal and `yes` a boolean; validation/yaml-schema.ts). Empty
+ * Helm read it (so `0440` is octal and `yes` a boolean; validation/yaml-schema.ts lists the
+ * forms it still reads otherwise). Empty
  * documents are skipped; aliases, duplicate keys, unknown tags and anything that is not a
  * Kubernetes object are a RENDER_OUTPUT_INVALID error naming the template (helm's `# Source:`
  * line before the document).
