@@ -3,7 +3,7 @@
  * parse is kept as JSON in the package cache (package-cache.ts) under a SHA-256 of the text
  * and the YAML reader's version, so a later process reads JSON instead of parsing YAML: for
  * `haptic preflight` that parse of the embedded chart cost more CPU than anything else it did
- * while helm rendered. A parse that JSON cannot carry unchanged (`.inf`, a date) is not kept.
+ * while helm rendered. A parse that JSON cannot carry unchanged (`.inf`, `.nan`) is not kept.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

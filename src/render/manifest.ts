@@ -164,9 +164,8 @@ function invalidYaml(manifest: string, error: unknown): HapticError {
 }
 
 /**
- * Parses `helm template` output into objects, in helm's order. YAML 1.1, as Kubernetes and
- * Helm read it (so `0440` is octal and `yes` a boolean; validation/yaml-schema.ts lists the
- * forms it still reads otherwise). Empty
+ * Parses `helm template` output into objects, in helm's order, read as Kubernetes and Helm read
+ * YAML (so `0440` is octal and `yes` a boolean; validation/yaml-schema.ts). Empty
  * documents are skipped; aliases, duplicate keys, unknown tags and anything that is not a
  * Kubernetes object are a RENDER_OUTPUT_INVALID error naming the template (helm's `# Source:`
  * line before the document).

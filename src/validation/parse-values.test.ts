@@ -61,6 +61,12 @@ describe('parseValues', () => {
       /^values file x would hold more than 1000000 entries or nest deeper than 100 levels once its aliases are written out/,
     ],
     [
+      '.inf, which helm refuses',
+      'limits:\n  rate: .inf\n',
+      /^values file x holds \.inf or \.nan, which helm refuses \(values become JSON, which has no such numbers\); write a number, or quote the text\.$/,
+    ],
+    ['.nan in a list', 'a: [1, .NaN]\n', /^values file x holds \.inf or \.nan, which helm refuses/],
+    [
       'an alias inside the value it names',
       'x: &a {y: *a}\n',
       /^values file x has an alias inside the value it names \(a value that contains itself\), which helm refuses too; remove that alias\.$/,

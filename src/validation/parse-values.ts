@@ -28,13 +28,15 @@ interface Shape {
 /**
  * The entries and nesting of `value` written out, each object measured once (so an alias bomb
  * is measured without being expanded), the recursion never deeper than the depth bound; `cycle`
- * for an object that contains itself (`a: &a [*a]`), `over` past a bound.
+ * for an object that contains itself (`a: &a [*a]`), `over` past a bound, `notJson` for
+ * `.inf` or `.nan` (helm turns values into JSON, which has no such numbers, and refuses them).
  */
 function expandedShape(
   value: unknown,
   level: number,
   seen: Map<object, Shape | 'open'>,
-): Shape | 'cycle' | 'over' {
+): Shape | 'cycle' | 'over' | 'notJson' {
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'notJson';
   if (typeof value !== 'object' || value === null) return { entries: 1, depth: 0 };
   if (level > maxExpandedDepth) return 'over';
   const known = seen.get(value);
@@ -104,6 +106,15 @@ export function parseValues(text: string, source: string): ParsedValues {
         validationCodes.ValuesUnparsable,
         source,
         `${source} has an alias inside the value it names (a value that contains itself), which helm refuses too; remove that alias.`,
+      ),
+    );
+  }
+  if (shape === 'notJson') {
+    return rejected(
+      error(
+        validationCodes.ValuesUnparsable,
+        source,
+        `${source} holds .inf or .nan, which helm refuses (values become JSON, which has no such numbers); write a number, or quote the text.`,
       ),
     );
   }
