@@ -1,13 +1,15 @@
 /**
- * The CustomResourceDefinitions embedded in the package (`chart/crds/*.yaml`), parsed and
- * checked: only CRDs of haptic's own API group are accepted, so the CRD Job can never be made
- * to apply anything else.
+ * The CustomResourceDefinitions embedded in the package (`chart/crds/*.yaml`), read as helm
+ * reads them when it installs the chart's crds/ (validation/yaml-schema.ts), and checked: only
+ * CRDs of haptic's own API group are accepted, so the CRD Job can never be made to apply
+ * anything else.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { HapticError, errorCodes } from '../errors.ts';
 import { embeddedChartDir } from '../render/index.ts';
+import { yaml11Schema } from '../validation/yaml-schema.ts';
 
 /** The API group whose CRDs haptic owns. */
 export const hapticApiGroup = 'haproxy-haptic.org';
@@ -24,7 +26,7 @@ export function readEmbeddedCrds(chartDir: string = embeddedChartDir()): Embedde
     .filter((name) => name.endsWith('.yaml'))
     .sort();
   return files.flatMap((file) =>
-    loadAll(readFileSync(join(dir, file), 'utf8'))
+    loadAll(readFileSync(join(dir, file), 'utf8'), { schema: yaml11Schema })
       .filter((value) => value !== null && value !== undefined)
       .map((value, index) => checkCrd(value, `${file} document ${index + 1}`)),
   );
