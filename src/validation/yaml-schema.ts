@@ -10,8 +10,8 @@
  * YAML 1.1 booleans and nulls are Go's (`yes`, `on`, `y`, `~`, …); its numbers and dates are
  * not, so they are read here as Go does (held equal to helm 3's and helm 4's reading by a test
  * that asks them, test/unit/chart/values-reading.test.ts): underscores dropped, then Go's
- * integer syntax with its prefixes (`0x`, `0o`, `0b`, a leading `0` for octal, any case) or Go's
- * float pattern (`1e+06`, how helm's `toYaml` prints a large number, is a number; `08` is 8);
+ * integer syntax with its prefixes (`0x`, `0o`, `0b`, a leading `0` for octal, any case), goyaml's
+ * retry of `0b` with a sign after it (`0b-101` is -5), or Go's float pattern (`1e+06`, how helm's `toYaml` prints a large number, is a number; `08` is 8);
  * after a leading dot an underscore only between digits; base 60 (`1:30`) is text; a date or
  * time (`2001-12-14`) stays the text it is; a number beyond a double's range is text.
  */
@@ -23,6 +23,8 @@ const goInteger = /^[-+]?(?:0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|0[0-7]*|[1-
 const goFloat = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 /** A float after a leading dot, read as Go writes one: an underscore only between digits. */
 const dotFloat = /^\.[0-9]+(?:_[0-9]+)*(?:[eE][-+]?[0-9]+(?:_[0-9]+)*)?$/;
+/** goyaml's own retry after Go's syntax failed: `0b`, then a signed binary number (`0b-101` is -5). */
+const signedAfterBinaryPrefix = /^0b[-+][01]+$/;
 const infinityOrNaN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
 
 /** The value of a text matching goInteger. */
@@ -58,6 +60,9 @@ export function readGoYamlNumber(text: string): number | typeof NOT_RESOLVED {
     const plain = text.replaceAll('_', '');
     if (goInteger.test(plain)) value = goIntegerValue(plain);
     else if (goFloat.test(plain)) value = Number(plain);
+    // `0b-101` means what `-0b101` means.
+    else if (signedAfterBinaryPrefix.test(plain))
+      value = goIntegerValue(`${plain.charAt(2)}0b${plain.slice(3)}`);
   }
   return value !== undefined && Number.isFinite(value) ? value : NOT_RESOLVED;
 }
