@@ -137,7 +137,10 @@ describe('an admission review of a hostile HAProxyTemplateConfig', () => {
     });
     const ms = performance.now() - started;
     expect(ms).toBeLessThan(defaultDeadlineMs + 700);
-    expect(worstLateMs).toBeLessThan(500);
+    // A render on the event loop would stall it for the whole deadline; a quarter of it leaves
+    // room for a loaded machine's scheduling (two cores shared with other suites) and still
+    // fails for any render or check done in this process.
+    expect(worstLateMs).toBeLessThan(defaultDeadlineMs / 4);
     const review = JSON.parse(answer) as { response: { uid: string; allowed: boolean } };
     expect(review.response).toMatchObject({ uid: 'review-1', allowed: false });
   });
