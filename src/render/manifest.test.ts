@@ -50,6 +50,16 @@ describe('parseManifest', () => {
     expect(job?.metadata).not.toHaveProperty('namespace');
   });
 
+  it('keeps a __proto__ label as a label, not as the prototype of the map', () => {
+    const [secret] = parseManifest(
+      '# Source: c/s.yaml\napiVersion: v1\nkind: Secret\nmetadata: {name: x, labels: {__proto__: polluted}}\n',
+    );
+    const labels = secret?.metadata.labels ?? {};
+    expect(Object.getPrototypeOf(labels)).toBe(Object.prototype);
+    expect(Object.hasOwn(labels, '__proto__')).toBe(true);
+    expect(Object.entries(labels)).toEqual([['__proto__', 'polluted']]);
+  });
+
   it('reads hook events, weight and delete policies, and none for release objects', () => {
     const [secret, job] = parseManifest(twoObjects);
     expect(secret?.hook).toBeUndefined();

@@ -45,14 +45,14 @@ function invalid(message: string): HapticError {
 function readStringMap(value: unknown, where: string): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (!isRecord(value)) throw invalid(`${where} must be a map of strings.`);
-  const result: Record<string, string> = {};
-  for (const [key, entry] of Object.entries(value)) {
+  const entries = Object.entries(value);
+  for (const [key, entry] of entries) {
     if (typeof entry !== 'string') {
       throw invalid(`${where}.${key} must be a string, not ${JSON.stringify(entry)}; quote it.`);
     }
-    result[key] = entry;
   }
-  return result;
+  // Own properties, so a `__proto__` key stays a key instead of setting the prototype.
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 function splitList(value: string | undefined): string[] {

@@ -38,10 +38,14 @@ export function readSecretObject(value: unknown, fallbackNamespace: string): Sec
   const metadata = isMap(value.metadata) ? value.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : '';
   const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : fallbackNamespace;
-  const data: Record<string, string> = stringMap(value.data);
-  for (const [key, text] of Object.entries(stringMap(value.stringData))) {
-    data[key] = encodeBase64(text);
-  }
+  // Built as own properties (a `__proto__` key stays a key, as the API server keeps it).
+  const data = Object.fromEntries<string>([
+    ...Object.entries(stringMap(value.data)),
+    ...Object.entries(stringMap(value.stringData)).map(([key, text]): [string, string] => [
+      key,
+      encodeBase64(text),
+    ]),
+  ]);
   return {
     name,
     namespace,
