@@ -174,16 +174,6 @@ function failedDeliveries(before: readonly Sample[], after: readonly Sample[]): 
   });
 }
 
-/** The controllers' warnings and errors, to explain a failure. */
-async function controllerWarnings(): Promise<string> {
-  const logs = await Promise.all(site.controllers.map((c) => site.logs(c.name, 'controller')));
-  return logs
-    .flatMap((log) => log.split('\n'))
-    .filter((line) => /"level":(40|50)/.test(line))
-    .slice(-20)
-    .join('\n');
-}
-
 const applied = (samples: readonly Sample[]): number =>
   total(samples, 'haptic_deliveries_total', (labels) => labels.result === 'applied');
 const failedReconciles = (samples: readonly Sample[]): number =>
@@ -483,7 +473,7 @@ describe("the guide's CA rotation on the node, under load", () => {
 
       // Not one failed delivery or reconcile, by either controller, from the first tick on.
       const failures = failedDeliveries(at0, atEnd);
-      expect(failures, await controllerWarnings()).toEqual([]);
+      expect(failures, failures.length === 0 ? '' : await site.failureContext()).toEqual([]);
       expect(failedReconciles(atEnd) - failedReconciles(at0)).toBe(0);
       const appliedBefore = applied(atRotation) - applied(at0);
       const appliedDuring = applied(atRevocation) - applied(atRotation);

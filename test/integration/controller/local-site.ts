@@ -268,6 +268,27 @@ export class LocalSite {
     return kubectlOk(['exec', pod, '-n', this.namespace, '-c', container, '--', ...command]);
   }
 
+  /**
+   * What a failed assertion about deliveries needs to be explained, as text: every warning and
+   * error the controllers logged, the release's Pods (IP, phase, restarts, deletion) and the
+   * namespace's Events, newest last.
+   */
+  async failureContext(): Promise<string> {
+    const warnings = await Promise.all(
+      this.controllers.map(async (c) =>
+        (await this.logs(c.name, 'controller').catch((error: unknown) => String(error)))
+          .split('\n')
+          .filter((line) => /"level":"(warn|error|fatal)"/.test(line))
+          .map((line) => `${c.name}: ${line}`),
+      ),
+    );
+    const [pods, events] = await Promise.all([
+      kubectlOk(['get', 'pods', '-n', this.namespace, '-o', 'wide']).catch(String),
+      kubectlOk(['get', 'events', '-n', this.namespace, '--sort-by=.lastTimestamp']).catch(String),
+    ]);
+    return [...warnings.flat(), pods, events].join('\n');
+  }
+
   /** `kubectl logs` of one container of a Pod of the site. */
   logs(pod: string, container: string): Promise<string> {
     return kubectlOk(['logs', pod, '-n', this.namespace, '-c', container]);

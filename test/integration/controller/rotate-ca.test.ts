@@ -132,26 +132,14 @@ const secretReviews = (samples: readonly Sample[], verdict: string) =>
 const metrics = async () =>
   (await Promise.all(site.controllers.map((c) => scrapeMetrics(c.address)))).flat();
 
-/**
- * What went wrong between two scrapes, for an assertion's message: the failed delivery and
- * reconcile series that grew, and every warning or error the controllers logged.
- */
-async function failureReport(from: readonly Sample[], to: readonly Sample[]): Promise<string> {
+/** The failed delivery and reconcile series that grew between two scrapes, with their growth. */
+function failedSeries(from: readonly Sample[], to: readonly Sample[]): string[] {
   const key = (s: Sample) => `${s.name}${JSON.stringify(s.labels)}`;
   const before = new Map(from.map((s) => [key(s), s.value]));
-  const grown = to
+  return to
     .filter((s) => ['haptic_deliveries_total', 'haptic_reconciles_total'].includes(s.name))
     .filter((s) => s.value > (before.get(key(s)) ?? 0))
     .map((s) => `${key(s)} +${String(s.value - (before.get(key(s)) ?? 0))}`);
-  const logs = await Promise.all(
-    site.controllers.map(async (c) =>
-      (await site.logs(c.name, 'controller'))
-        .split('\n')
-        .filter((line) => /"level":"(warn|error|fatal)"/.test(line))
-        .map((line) => `${c.name}: ${line}`),
-    ),
-  );
-  return [...grown, ...logs.flat()].join('\n');
 }
 
 beforeAll(async () => {
@@ -294,7 +282,10 @@ describe('haptic certificates rotate-ca on the node', () => {
         failedDeliveries(at0) +
         failedReconciles(atEnd) -
         failedReconciles(at0);
-      expect(failed, failed === 0 ? '' : await failureReport(at0, atEnd)).toBe(0);
+      expect(
+        failed,
+        failed === 0 ? '' : [...failedSeries(at0, atEnd), await site.failureContext()].join('\n'),
+      ).toBe(0);
       expect(applied(atRotationEnd) - applied(at0)).toBeGreaterThan(10);
       // Every write went through the webhook and was admitted: 3 data writes and 4 records, each on both Secrets.
       expect(secretReviews(atEnd, 'denied') - secretReviews(at0, 'denied')).toBe(0);
