@@ -10,8 +10,9 @@
  * YAML 1.1 booleans and nulls are Go's (`yes`, `on`, `y`, `~`, …); its numbers and dates are
  * not, so they are read here as Go does (held equal to helm 3's and helm 4's reading by a test
  * that asks them, test/unit/chart/values-reading.test.ts): underscores dropped, then Go's
- * integer syntax with its prefixes (`0x`, `0o`, `0b`, a leading `0` for octal, any case), goyaml's
- * retry of `0b` with a sign after it (`0b-101` is -5), or Go's float pattern (`1e+06`, how helm's `toYaml` prints a large number, is a number; `08` is 8);
+ * integer syntax with its prefixes (`0x`, `0o`, `0b`, a leading `0` for octal, any case),
+ * goyaml's retry of `0b` with a sign after it (`0b-101` is -5), or Go's float pattern (`1e+06`,
+ * how helm's `toYaml` prints a large number, is a number; `08` is 8);
  * after a leading dot an underscore only between digits; base 60 (`1:30`) is text; a date or
  * time (`2001-12-14`) stays the text it is; a number beyond a double's range is text.
  */
