@@ -14,7 +14,9 @@
  * goyaml's retry of `0b` with a sign after it (`0b-101` is -5), or Go's float pattern (`1e+06`,
  * how helm's `toYaml` prints a large number, is a number; `08` is 8);
  * after a leading dot an underscore only between digits; base 60 (`1:30`) is text; a date or
- * time (`2001-12-14`) stays the text it is; a number beyond a double's range is text.
+ * time (`2001-12-14`) stays the text it is; a number beyond a double's range is text, and so is
+ * an integer with a prefix beyond Go's 64 bits (an integer within them is a double here, as the
+ * JSON helm is sent holds it).
  */
 import { NOT_RESOLVED, YAML11_SCHEMA, defineScalarTag } from 'js-yaml';
 
@@ -28,23 +30,22 @@ const dotFloat = /^\.[0-9]+(?:_[0-9]+)*(?:[eE][-+]?[0-9]+(?:_[0-9]+)*)?$/;
 const signedAfterBinaryPrefix = /^0b[-+][01]+$/;
 const infinityOrNaN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
 
-/** The value of a text matching goInteger. */
-function goIntegerValue(plain: string): number {
-  const negative = plain.startsWith('-');
-  const digits = plain.replace(/^[-+]/, '');
-  const prefix = digits.slice(0, 2).toLowerCase();
-  const value =
-    prefix === '0x'
-      ? Number.parseInt(digits.slice(2), 16)
-      : prefix === '0o'
-        ? Number.parseInt(digits.slice(2), 8)
-        : prefix === '0b'
-          ? Number.parseInt(digits.slice(2), 2)
-          : digits.startsWith('0')
-            ? Number.parseInt(digits, 8)
-            : Number(digits);
+/** The largest magnitude strconv takes: ParseInt's for a signed text, ParseUint's otherwise. */
+function goIntegerLimit(sign: string): bigint {
+  if (sign === '-') return 2n ** 63n;
+  return sign === '+' ? 2n ** 63n - 1n : 2n ** 64n - 1n;
+}
+
+/** The value of a text matching goInteger, or undefined beyond 64 bits, where Go refuses it. */
+function goIntegerValue(plain: string): number | undefined {
+  const sign = plain.startsWith('-') || plain.startsWith('+') ? plain.charAt(0) : '';
+  const digits = plain.slice(sign.length);
+  // A leading 0 is octal; BigInt reads the 0x, 0o and 0b prefixes in either case.
+  const octal = digits.startsWith('0') && !/^0[xXoObB]/.test(digits);
+  const magnitude = BigInt(octal ? `0o0${digits.slice(1)}` : digits);
+  if (magnitude > goIntegerLimit(sign)) return undefined;
   // Go's integers have no -0.
-  return negative && value !== 0 ? -value : value;
+  return sign === '-' && magnitude !== 0n ? -Number(magnitude) : Number(magnitude);
 }
 
 /** The number a plain scalar means to Go's YAML reader, or NOT_RESOLVED for text. */
@@ -57,12 +58,13 @@ export function readGoYamlNumber(text: string): number | typeof NOT_RESOLVED {
   if (text.startsWith('.')) {
     if (dotFloat.test(text)) value = Number(text.replaceAll('_', ''));
   } else {
-    // Go drops every underscore of a text starting with a digit or a sign first.
+    // Go drops every underscore of a text starting with a digit or a sign first, then tries
+    // in this order: ParseInt and ParseUint, the float pattern (an octal beyond 64 bits is read
+    // as decimal there), goyaml's retry of `0b` with a sign (`0b-101` means `-0b101`).
     const plain = text.replaceAll('_', '');
     if (goInteger.test(plain)) value = goIntegerValue(plain);
-    else if (goFloat.test(plain)) value = Number(plain);
-    // `0b-101` means what `-0b101` means.
-    else if (signedAfterBinaryPrefix.test(plain))
+    if (value === undefined && goFloat.test(plain)) value = Number(plain);
+    if (value === undefined && signedAfterBinaryPrefix.test(plain))
       value = goIntegerValue(`${plain.charAt(2)}0b${plain.slice(3)}`);
   }
   return value !== undefined && Number.isFinite(value) ? value : NOT_RESOLVED;
