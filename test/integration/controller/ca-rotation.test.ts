@@ -48,6 +48,7 @@ import {
 import { type SpecMaterial, specMaterial } from '../agent/test-pki.ts';
 import { type HAProxyReplica, LocalSite, eventually } from './local-site.ts';
 import { ProjectionObserver } from './projection-observer.ts';
+import { applied, failedDeliveries, failedReconciles } from './delivery-metrics.ts';
 import { type Sample, scrapeMetrics, total } from './prometheus-text.ts';
 
 /** The example names of "Supply external identities". */
@@ -157,31 +158,6 @@ async function metrics(): Promise<Sample[]> {
   return (await Promise.all(site.controllers.map((c) => scrapeMetrics(c.address)))).flat();
 }
 
-/** Failed deliveries between two readings, as `<agent> <reason> <count>`. */
-function failedDeliveries(before: readonly Sample[], after: readonly Sample[]): string[] {
-  const failed = (sample: Sample) =>
-    sample.name === 'haptic_deliveries_total' &&
-    !['applied', 'unchanged'].includes(sample.labels.result ?? '');
-  const series = new Set(
-    after.filter(failed).map((s) => `${s.labels.agent ?? ''} ${s.labels.result ?? ''}`),
-  );
-  return [...series].flatMap((key) => {
-    const [agent, result] = key.split(' ');
-    const count = (samples: readonly Sample[]) =>
-      total(samples, 'haptic_deliveries_total', (l) => l.agent === agent && l.result === result);
-    const delta = count(after) - count(before);
-    return delta === 0 ? [] : [`${key} ${String(delta)}`];
-  });
-}
-
-const applied = (samples: readonly Sample[]): number =>
-  total(samples, 'haptic_deliveries_total', (labels) => labels.result === 'applied');
-const failedReconciles = (samples: readonly Sample[]): number =>
-  total(
-    samples,
-    'haptic_reconciles_total',
-    (labels) => labels.result?.endsWith('_failed') ?? false,
-  );
 const secretReviews = (samples: readonly Sample[], verdict: string): number =>
   total(
     samples,
