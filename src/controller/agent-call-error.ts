@@ -12,10 +12,13 @@ export interface AgentCallError {
    * - `connect`: the agent could not be reached or dropped the connection.
    * - `tls`: the agent's certificate was rejected, or the handshake failed.
    * - `timeout`: no answer within the deadline.
+   * - `withdrawn`: the caller gave the call up (its signal), for example because the agent's Pod
+   *   is gone; not a failure of the agent.
    * - `http`: the agent answered with an error (`reason` is the agent's reason).
    * - `protocol`: the answer was not what the API promises.
    */
-  readonly kind: 'local-material' | 'connect' | 'tls' | 'timeout' | 'http' | 'protocol';
+  readonly kind:
+    'local-material' | 'connect' | 'tls' | 'timeout' | 'withdrawn' | 'http' | 'protocol';
   readonly reason: string;
   readonly message: string;
   readonly status?: number;
@@ -56,9 +59,20 @@ function codeOf(error: unknown): string | undefined {
     : undefined;
 }
 
+/** Why a request ended early: its deadline passed, or its caller withdrew it. */
+export type RequestEnd = 'timed-out' | 'withdrawn' | undefined;
+
 /** Classifies an error thrown by a request to `agent` (named in messages). */
-export function transportError(error: unknown, agent: string, timedOut: boolean): AgentCallError {
-  if (timedOut) {
+export function transportError(error: unknown, agent: string, ended: RequestEnd): AgentCallError {
+  if (ended === 'withdrawn') {
+    return {
+      kind: 'withdrawn',
+      reason: 'Withdrawn',
+      message: `The call to agent ${agent} was withdrawn before it was answered.`,
+      retryable: false,
+    };
+  }
+  if (ended === 'timed-out') {
     return {
       kind: 'timeout',
       reason: 'Timeout',

@@ -43,6 +43,7 @@ const maxAnswerBytes = 4 * 1024 * 1024;
 export interface CallOptions {
   /** @default 30 seconds */
   readonly timeoutMs?: number;
+  /** Withdraws the call: it ends at once with the error kind `withdrawn`. */
   readonly signal?: AbortSignal;
 }
 
@@ -159,7 +160,12 @@ export class AgentClient {
         return { ok: true, value: parsed };
       return { ok: false, error: answerError(answer.status, parsed, name) };
     } catch (error) {
-      return { ok: false, error: transportError(error, name, timeout.aborted) };
+      const ended = timeout.aborted
+        ? 'timed-out'
+        : options.signal?.aborted === true
+          ? 'withdrawn'
+          : undefined;
+      return { ok: false, error: transportError(error, name, ended) };
     } finally {
       release();
     }

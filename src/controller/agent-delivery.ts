@@ -185,8 +185,8 @@ export class AgentDelivery {
   #step: RuntimeStep | undefined;
   /** Agents known to run the desired configuration: endpoint key → digest. */
   readonly #confirmed = new Map<string, string>();
-  /** Agents with a call in flight: endpoint key. */
-  readonly #busy = new Set<string>();
+  /** Agents with a call in flight: endpoint key → what withdraws the call. */
+  readonly #busy = new Map<string, AbortController>();
   /** Busy agents that a later delivery passed over. */
   readonly #passedOver = new Set<string>();
 
@@ -214,9 +214,11 @@ export class AgentDelivery {
   async deliver(): Promise<DeliveryRound> {
     const desired = this.#desired;
     if (desired === undefined) return { results: [], waiting: [] };
-    const pending = this.#options.discovery
-      .endpoints()
-      .filter((endpoint) => this.#confirmed.get(endpointKey(endpoint)) !== desired.digest);
+    const endpoints = this.#options.discovery.endpoints();
+    this.#withdrawGone(endpoints);
+    const pending = endpoints.filter(
+      (endpoint) => this.#confirmed.get(endpointKey(endpoint)) !== desired.digest,
+    );
     return this.#applyToFree(desired, pending);
   }
 
@@ -225,6 +227,7 @@ export class AgentDelivery {
     const desired = this.#desired;
     if (desired === undefined) return { results: [], waiting: [] };
     const endpoints = this.#options.discovery.endpoints();
+    this.#withdrawGone(endpoints);
     const { observer } = this.#options;
     observer?.retainAgents(new Set(endpoints.map((endpoint) => endpoint.name)));
     const free = endpoints.filter((endpoint) => !this.#busy.has(endpointKey(endpoint)));
@@ -256,6 +259,16 @@ export class AgentDelivery {
   }
 
   /**
+   * Withdraws the calls in flight to agents discovery no longer lists (the Pod deleted, being
+   * deleted or given another address): retrying them can only end in a timeout or an
+   * unreachable host, which is not the agent failing a delivery.
+   */
+  #withdrawGone(endpoints: readonly AgentEndpoint[]): void {
+    const listed = new Set(endpoints.map(endpointKey));
+    for (const [key, call] of this.#busy) if (!listed.has(key)) call.abort();
+  }
+
+  /**
    * Applies `desired` to those of `endpoints` with no call in flight; the others are passed
    * over, and `onAgentFree` is called when their call ends.
    */
@@ -267,7 +280,7 @@ export class AgentDelivery {
     for (const endpoint of waiting) this.#passedOver.add(endpointKey(endpoint));
     const free = endpoints.filter((endpoint) => !this.#busy.has(endpointKey(endpoint)));
     const unsettled = new Set(free.map(endpointKey));
-    for (const key of unsettled) this.#busy.add(key);
+    for (const key of unsettled) this.#busy.set(key, new AbortController());
     const settle = (key: string): void => {
       if (!unsettled.delete(key)) return;
       this.#busy.delete(key);
@@ -297,13 +310,26 @@ export class AgentDelivery {
     if (endpoints.length === 0) return [];
     const { client, metrics, logger } = this.#options;
     const step = this.#runtimeStep(desired);
-    const call: AgentCall = async (endpoint, options) => {
+    const call: AgentCall = async (endpoint, fanOutOptions) => {
+      const withdrawal = this.#busy.get(endpointKey(endpoint))?.signal;
+      const options =
+        withdrawal === undefined
+          ? fanOutOptions
+          : {
+              ...fanOutOptions,
+              signal:
+                fanOutOptions.signal === undefined
+                  ? withdrawal
+                  : AbortSignal.any([fanOutOptions.signal, withdrawal]),
+            };
       if (step?.body !== undefined && this.#confirmed.get(endpointKey(endpoint)) === step.from) {
         const changed = await client.runtimeChange(endpoint, step.body, options);
-        metrics.runtimeChanges.inc({
-          agent: endpoint.name,
-          result: changed.ok ? 'applied' : changed.error.reason,
-        });
+        if (changed.ok || changed.error.kind !== 'withdrawn') {
+          metrics.runtimeChanges.inc({
+            agent: endpoint.name,
+            result: changed.ok ? 'applied' : changed.error.reason,
+          });
+        }
         if (changed.ok || !fullSetAfter.has(changed.error.reason)) return changed;
         logger.info(
           { agent: endpoint.name, reason: changed.error.reason },
@@ -342,6 +368,13 @@ export class AgentDelivery {
       return;
     }
     this.#confirmed.delete(key);
+    if (result.error.kind === 'withdrawn') {
+      this.#options.logger.info(
+        { agent: result.endpoint.name, attempts: result.attempts },
+        'delivery withdrawn: the agent left discovery (its Pod is deleted, being deleted or re-addressed)',
+      );
+      return;
+    }
     this.#options.metrics.deliveries.inc({
       agent: result.endpoint.name,
       result: result.error.reason,

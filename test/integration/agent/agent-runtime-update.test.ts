@@ -551,4 +551,66 @@ describe("the controller's delivery", () => {
       expect(await answers(replica)).toEqual(new Set(['200 upstream b']));
     }
   });
+
+  it('withdraws the call to an agent that left discovery: no timeout, no failed delivery, and it is delivered to again once listed', async () => {
+    const [first, second] = replicas;
+    if (first === undefined || second === undefined) throw new Error('two replicas');
+    const metrics = new ControllerMetrics();
+    let listed = replicas.map((replica) => replica.endpoint());
+    const delivery = new AgentDelivery({
+      client,
+      discovery: {
+        endpoints: () => listed,
+        start: () => Promise.resolve(),
+        stop: () => Promise.resolve(),
+      },
+      metrics,
+      logger: pino({ level: 'silent' }),
+      fanOut: { attempts: 3, timeoutMs: 120_000 },
+    });
+    const text = config([0, 'spare', 1, 1]);
+    const content = Buffer.from(text);
+    delivery.setDesired(desiredConfig([{ path: 'haproxy.cfg', content }], digestOf(content)));
+    const fileOf = (replica: Replica) => readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8');
+    first.signalAgent('SIGSTOP');
+    let round: Promise<DeliveryRound> | undefined;
+    try {
+      round = delivery.deliver();
+      await eventually(
+        'the running agent takes the set',
+        () => Promise.resolve(fileOf(second)),
+        (file) => file === text,
+      );
+      // The stopped agent's Pod is deleted: discovery lists the other one only.
+      listed = [second.endpoint()];
+      const started = Date.now();
+      await delivery.sync();
+      const { results } = await round;
+      // Withdrawn at once, long before the attempt's deadline (120 s) or its retries.
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(
+        results.map((result) => [
+          result.endpoint.name,
+          result.ok ? 'applied' : result.error.kind,
+          result.attempts,
+        ]),
+      ).toEqual([
+        [first.name, 'withdrawn', 1],
+        [second.name, 'applied', 1],
+      ]);
+    } finally {
+      first.signalAgent('SIGCONT');
+    }
+    const deliveries = (
+      (await metrics.registry.getSingleMetric('haptic_deliveries_total')?.get())?.values ?? []
+    ).map((sample) => `${sample.labels.agent ?? ''} ${sample.labels.result ?? ''}`);
+    expect(deliveries).toEqual([`${second.name} applied`]);
+    // Listed again, it is not taken for confirmed: the next delivery brings it up to date.
+    listed = replicas.map((replica) => replica.endpoint());
+    const again = await delivery.deliver();
+    expect(again.results.map((result) => [result.endpoint.name, result.ok])).toEqual([
+      [first.name, true],
+    ]);
+    expect(fileOf(first)).toBe(text);
+  });
 });

@@ -472,8 +472,9 @@ describe("the guide's CA rotation on the node, under load", () => {
       ).toEqual([]);
       expect(ticks.filter((t) => t.ready !== 'True Delivered').slice(0, 5)).toEqual([]);
       // The load ran all along the rotation: a tick every 200 ms as scheduled, and never a
-      // second without one starting (a busy machine may start a few late, bunched). Ticks are
-      // recorded as they finish, so their starts are put in order first.
+      // second without one starting beyond the time this process itself could not run (a busy
+      // machine may stall it, then start a few late, bunched). Ticks are recorded as they
+      // finish, so their starts are put in order first.
       const during = ticks.filter((t) => t.at >= rotationStarted && t.at < revoked);
       const starts = [rotationStarted, ...during.map((t) => t.at).sort((a, b) => a - b), revoked];
       const gaps = starts.slice(1).map((at, i) => at - (starts[i] ?? at));
@@ -481,7 +482,7 @@ describe("the guide's CA rotation on the node, under load", () => {
       expect(
         Math.max(...gaps),
         `the longest time this test's own process could not run: ${String(longestStallMs)} ms`,
-      ).toBeLessThanOrEqual(1_000);
+      ).toBeLessThanOrEqual(1_000 + longestStallMs);
       expect(during.length).toBeGreaterThanOrEqual(((revoked - rotationStarted) / 200) * 0.9);
 
       // The last certificate the load wrote is served by both replicas.

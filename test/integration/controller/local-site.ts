@@ -270,16 +270,20 @@ export class LocalSite {
 
   /**
    * What a failed assertion about deliveries needs to be explained, as text: every warning and
-   * error the controllers logged, the release's Pods (IP, phase, restarts, deletion) and the
+   * error the controllers and the agents logged, the release's Pods (IP, phase, restarts, deletion) and the
    * namespace's Events, newest last.
    */
   async failureContext(): Promise<string> {
+    const containers = [
+      ...this.controllers.map((pod) => ({ pod: pod.name, container: 'controller' })),
+      ...this.replicas.map((pod) => ({ pod: pod.name, container: 'agent' })),
+    ];
     const warnings = await Promise.all(
-      this.controllers.map(async (c) =>
-        (await this.logs(c.name, 'controller').catch((error: unknown) => String(error)))
+      containers.map(async ({ pod, container }) =>
+        (await this.logs(pod, container).catch((error: unknown) => String(error)))
           .split('\n')
           .filter((line) => /"level":"(warn|error|fatal)"/.test(line))
-          .map((line) => `${c.name}: ${line}`),
+          .map((line) => `${pod}/${container}: ${line}`),
       ),
     );
     const [pods, events] = await Promise.all([
