@@ -270,8 +270,8 @@ export class LocalSite {
 
   /**
    * What a failed assertion about deliveries needs to be explained, as text: every warning and
-   * error the controllers and the agents logged, the release's Pods (IP, phase, restarts, deletion) and the
-   * namespace's Events, newest last.
+   * error the controllers and the agents logged, the release's Pods (IP, phase, restarts,
+   * deletion) and the namespace's Events, newest last.
    */
   async failureContext(): Promise<string> {
     const containers = [
