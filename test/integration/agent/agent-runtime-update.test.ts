@@ -21,12 +21,14 @@ import { fileSetDigest } from '../../../src/agent-api/file-set-digest.ts';
 import { runtimePlan } from '../../../src/agent-api/runtime-changes.ts';
 import { MasterSocket } from '../../../src/agent/master-socket.ts';
 import { parseProcessList } from '../../../src/agent/process-list.ts';
-import { AgentClient } from '../../../src/controller/agent-client.ts';
+import { AgentClient, type AgentEndpoint } from '../../../src/controller/agent-client.ts';
 import {
   AgentDelivery,
   type DeliveryRound,
+  type DesiredConfig,
   desiredConfig,
 } from '../../../src/controller/agent-delivery.ts';
+import type { AgentDiscovery } from '../../../src/controller/agent-discovery.ts';
 import { ControllerMetrics } from '../../../src/controller/controller-metrics.ts';
 import {
   type AgentApplyResult,
@@ -123,6 +125,11 @@ async function processes(replica: Replica): Promise<{ reloads: number; processes
   };
 }
 
+/** The haproxy.cfg a replica's agent holds. */
+function fileOf(replica: Replica): string {
+  return readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8');
+}
+
 beforeAll(async () => {
   for (const name of ['a', 'b']) {
     const server = createServer((_, response) => {
@@ -179,7 +186,7 @@ describe('endpoint changes through the runtime API', () => {
     for (const [i, replica] of replicas.entries()) {
       expect(await answers(replica)).toEqual(new Set(['200 upstream a', '200 upstream b']));
       expect(await processes(replica)).toEqual(before[i]);
-      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(next);
+      expect(fileOf(replica)).toBe(next);
     }
   });
 
@@ -240,7 +247,7 @@ ${slot === 'spare' ? '  server s1 127.0.0.1:1 disabled' : `  server s1 127.0.0.1
       expect(response).toMatchObject({ changed: true, reloaded: true });
     }
     for (const replica of replicas) {
-      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(next);
+      expect(fileOf(replica)).toBe(next);
       expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
       expect(replica.agentLogText()).toContain('the runtime update failed');
     }
@@ -303,7 +310,7 @@ describe('the runtime-change operation (slots and digests only)', () => {
     }
     expect(await generations()).toEqual(generation.map((value) => value + 1));
     for (const [i, replica] of replicas.entries()) {
-      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(to());
+      expect(fileOf(replica)).toBe(to());
       expect(await answers(replica)).toEqual(new Set(['200 upstream a', '200 upstream b']));
       expect(await processes(replica)).toEqual(before[i]);
     }
@@ -329,7 +336,7 @@ describe('the runtime-change operation (slots and digests only)', () => {
     }
     expect(await generations()).toEqual(generation);
     for (const replica of replicas) {
-      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(to());
+      expect(fileOf(replica)).toBe(to());
     }
   });
 
@@ -346,7 +353,7 @@ describe('the runtime-change operation (slots and digests only)', () => {
     }
     expect(await generations()).toEqual(generation);
     for (const replica of replicas) {
-      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(to());
+      expect(fileOf(replica)).toBe(to());
       expect(await answers(replica)).toEqual(new Set(['200 upstream a', '200 upstream b']));
     }
   });
@@ -380,7 +387,7 @@ describe('the runtime-change operation (slots and digests only)', () => {
         error: { status: 503, reason: 'HAProxyUnavailable', retryable: true },
       });
       expect(result.ok ? '' : result.error.message).toMatch(/Nothing was changed\.$/);
-      expect(readFileSync(join(down.baseDir, 'haproxy.cfg'), 'utf8')).toBe(to());
+      expect(fileOf(down)).toBe(to());
       expect((await generations())[0]).toBe(generation);
     } finally {
       await down.startHAProxy();
@@ -391,7 +398,7 @@ describe('the runtime-change operation (slots and digests only)', () => {
       expect(response).toMatchObject({ changed: true, reloaded: false, runtimeChanges: 1 });
     }
     for (const replica of replicas) {
-      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(from());
+      expect(fileOf(replica)).toBe(from());
       expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
     }
   });
@@ -414,7 +421,7 @@ ${slot === 'spare' ? '  server s1 127.0.0.1:1 disabled' : `  server s1 127.0.0.1
       expect(response).toMatchObject({ changed: true, reloaded: true });
     }
     for (const replica of replicas) {
-      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(hidden(1));
+      expect(fileOf(replica)).toBe(hidden(1));
       expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
     }
     for (const response of responses(await apply(hidden(1)))) {
@@ -423,23 +430,29 @@ ${slot === 'spare' ? '  server s1 127.0.0.1:1 disabled' : `  server s1 127.0.0.1
   });
 });
 
+/** Discovery that lists what `endpoints` returns at each call. */
+function listing(endpoints: () => readonly AgentEndpoint[]): AgentDiscovery {
+  return { endpoints, start: () => Promise.resolve(), stop: () => Promise.resolve() };
+}
+
+/** A desired configuration of haproxy.cfg alone. */
+function desiredSet(text: string): DesiredConfig {
+  const content = Buffer.from(text);
+  return desiredConfig([{ path: 'haproxy.cfg', content }], digestOf(content));
+}
+
 describe("the controller's delivery", () => {
   it('sends the slots to an agent on the previous set, and the complete set to one that refuses', async () => {
     const metrics = new ControllerMetrics();
     const endpoints = replicas.map((replica) => replica.endpoint());
     const delivery = new AgentDelivery({
       client,
-      discovery: {
-        endpoints: () => endpoints,
-        start: () => Promise.resolve(),
-        stop: () => Promise.resolve(),
-      },
+      discovery: listing(() => endpoints),
       metrics,
       logger: pino({ level: 'silent' }),
     });
     const desire = (text: string): void => {
-      const content = Buffer.from(text);
-      delivery.setDesired(desiredConfig([{ path: 'haproxy.cfg', content }], digestOf(content)));
+      delivery.setDesired(desiredSet(text));
     };
     const requests = async (): Promise<Record<string, number>> =>
       Object.fromEntries(
@@ -475,7 +488,7 @@ describe("the controller's delivery", () => {
       [`${second.name} RuntimeBaseMismatch`]: 1,
     });
     for (const replica of replicas) {
-      expect(readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8')).toBe(next);
+      expect(fileOf(replica)).toBe(next);
       expect(await answers(replica)).toEqual(new Set(['200 upstream a', '200 upstream b']));
     }
   });
@@ -486,11 +499,7 @@ describe("the controller's delivery", () => {
     let freed = 0;
     const delivery = new AgentDelivery({
       client,
-      discovery: {
-        endpoints: () => replicas.map((replica) => replica.endpoint()),
-        start: () => Promise.resolve(),
-        stop: () => Promise.resolve(),
-      },
+      discovery: listing(() => replicas.map((replica) => replica.endpoint())),
       metrics: new ControllerMetrics(),
       logger: pino({ level: 'silent' }),
       fanOut: { attempts: 1, timeoutMs: 120_000 },
@@ -498,12 +507,7 @@ describe("the controller's delivery", () => {
         freed += 1;
       },
     });
-    const files = (text: string) => {
-      const content = Buffer.from(text);
-      return desiredConfig([{ path: 'haproxy.cfg', content }], digestOf(content));
-    };
-    const fileOf = (replica: Replica) => readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8');
-    delivery.setDesired(files(config([0, 'spare', 'spare', 'spare'])));
+    delivery.setDesired(desiredSet(config([0, 'spare', 'spare', 'spare'])));
     for (const result of (await delivery.deliver()).results) expect(result.ok).toBe(true);
 
     const both = config([0, 1, 'spare', 'spare']);
@@ -512,7 +516,7 @@ describe("the controller's delivery", () => {
     let stoppedRound: Promise<DeliveryRound> | undefined;
     let stoppedRoundEnded = false;
     try {
-      delivery.setDesired(files(both));
+      delivery.setDesired(desiredSet(both));
       stoppedRound = delivery.deliver().finally(() => {
         stoppedRoundEnded = true;
       });
@@ -521,7 +525,7 @@ describe("the controller's delivery", () => {
         () => Promise.resolve(fileOf(second)),
         (text) => text === both,
       );
-      delivery.setDesired(files(newest));
+      delivery.setDesired(desiredSet(newest));
       const next = await delivery.deliver();
       expect(stoppedRoundEnded).toBe(false);
       expect(next.waiting.map((endpoint) => endpoint.name)).toEqual([first.name]);
@@ -559,19 +563,13 @@ describe("the controller's delivery", () => {
     let listed = replicas.map((replica) => replica.endpoint());
     const delivery = new AgentDelivery({
       client,
-      discovery: {
-        endpoints: () => listed,
-        start: () => Promise.resolve(),
-        stop: () => Promise.resolve(),
-      },
+      discovery: listing(() => listed),
       metrics,
       logger: pino({ level: 'silent' }),
       fanOut: { attempts: 3, timeoutMs: 120_000 },
     });
     const text = config([0, 'spare', 1, 1]);
-    const content = Buffer.from(text);
-    delivery.setDesired(desiredConfig([{ path: 'haproxy.cfg', content }], digestOf(content)));
-    const fileOf = (replica: Replica) => readFileSync(join(replica.baseDir, 'haproxy.cfg'), 'utf8');
+    delivery.setDesired(desiredSet(text));
     first.signalAgent('SIGSTOP');
     let round: Promise<DeliveryRound> | undefined;
     try {

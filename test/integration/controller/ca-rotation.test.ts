@@ -48,8 +48,13 @@ import {
 import { type SpecMaterial, specMaterial } from '../agent/test-pki.ts';
 import { type HAProxyReplica, LocalSite, eventually } from './local-site.ts';
 import { ProjectionObserver } from './projection-observer.ts';
-import { applied, failedDeliveries, failedReconciles } from './delivery-metrics.ts';
-import { type Sample, scrapeMetrics, total } from './prometheus-text.ts';
+import {
+  applied,
+  controllerSamples,
+  failedDeliveries,
+  failedReconciles,
+} from './delivery-metrics.ts';
+import { type Sample, total } from './prometheus-text.ts';
 
 /** The example names of "Supply external identities". */
 const agentName = 'agent.example.internal';
@@ -153,10 +158,7 @@ async function readyCondition(custom: CustomObjectsApi): Promise<string> {
   return ready === undefined ? 'absent' : `${ready.status} ${ready.reason}`;
 }
 
-/** Both controllers' metrics (only the leader delivers; both answer the webhook). */
-async function metrics(): Promise<Sample[]> {
-  return (await Promise.all(site.controllers.map((c) => scrapeMetrics(c.address)))).flat();
-}
+const metrics = (): Promise<Sample[]> => controllerSamples(site);
 
 const secretReviews = (samples: readonly Sample[], verdict: string): number =>
   total(

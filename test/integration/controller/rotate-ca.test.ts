@@ -23,8 +23,13 @@ import { b64 } from '../../unit/validation/material.ts';
 import { createSecretsStep, inNamespace } from '../agent/spec-procedure.ts';
 import { type SpecMaterial, specMaterial } from '../agent/test-pki.ts';
 import { LocalSite, eventually } from './local-site.ts';
-import { applied, failedDeliveries, failedReconciles } from './delivery-metrics.ts';
-import { type Sample, scrapeMetrics, total } from './prometheus-text.ts';
+import {
+  applied,
+  controllerSamples,
+  failedDeliveries,
+  failedReconciles,
+} from './delivery-metrics.ts';
+import { type Sample, total } from './prometheus-text.ts';
 
 const agentName = 'agent.example.internal';
 const controllerName = 'controller.example.internal';
@@ -120,8 +125,7 @@ const secretReviews = (samples: readonly Sample[], verdict: string) =>
     'haptic_webhook_requests_total',
     (l) => l.kind === 'Secret' && l.verdict === verdict,
   );
-const metrics = async () =>
-  (await Promise.all(site.controllers.map((c) => scrapeMetrics(c.address)))).flat();
+const metrics = (): Promise<Sample[]> => controllerSamples(site);
 
 beforeAll(async () => {
   original = await specMaterial(agentName, controllerName);
