@@ -62,16 +62,19 @@ function codeOf(error: unknown): string | undefined {
 /** Why a request ended early: its deadline passed, or its caller withdrew it. */
 export type RequestEnd = 'timed-out' | 'withdrawn' | undefined;
 
+/** The caller gave up its call to `agent` before an answer came (see the kind `withdrawn`). */
+export function withdrawnError(agent: string): AgentCallError {
+  return {
+    kind: 'withdrawn',
+    reason: 'Withdrawn',
+    message: `The call to agent ${agent} was withdrawn before it was answered.`,
+    retryable: false,
+  };
+}
+
 /** Classifies an error thrown by a request to `agent` (named in messages). */
 export function transportError(error: unknown, agent: string, ended: RequestEnd): AgentCallError {
-  if (ended === 'withdrawn') {
-    return {
-      kind: 'withdrawn',
-      reason: 'Withdrawn',
-      message: `The call to agent ${agent} was withdrawn before it was answered.`,
-      retryable: false,
-    };
-  }
+  if (ended === 'withdrawn') return withdrawnError(agent);
   if (ended === 'timed-out') {
     return {
       kind: 'timeout',

@@ -310,18 +310,7 @@ export class AgentDelivery {
     if (endpoints.length === 0) return [];
     const { client, metrics, logger } = this.#options;
     const step = this.#runtimeStep(desired);
-    const call: AgentCall = async (endpoint, fanOutOptions) => {
-      const withdrawal = this.#busy.get(endpointKey(endpoint))?.signal;
-      const options =
-        withdrawal === undefined
-          ? fanOutOptions
-          : {
-              ...fanOutOptions,
-              signal:
-                fanOutOptions.signal === undefined
-                  ? withdrawal
-                  : AbortSignal.any([fanOutOptions.signal, withdrawal]),
-            };
+    const call: AgentCall = async (endpoint, options) => {
       if (step?.body !== undefined && this.#confirmed.get(endpointKey(endpoint)) === step.from) {
         const changed = await client.runtimeChange(endpoint, step.body, options);
         if (changed.ok || changed.error.kind !== 'withdrawn') {
@@ -338,7 +327,10 @@ export class AgentDelivery {
       }
       return client.apply(endpoint, desired.encoded(), options);
     };
-    return callAgents(call, endpoints, this.#options.fanOut ?? {}, onResult);
+    return callAgents(call, endpoints, this.#options.fanOut ?? {}, {
+      signalFor: (endpoint) => this.#busy.get(endpointKey(endpoint))?.signal,
+      onResult,
+    });
   }
 
   /** The runtime change from the previous desired configuration, computed once per step. */

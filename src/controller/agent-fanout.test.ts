@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApplyResponseBody } from '../agent-api/api-types.ts';
 import type { AgentCallError } from './agent-call-error.ts';
 import type { AgentCallResult, AgentEndpoint } from './agent-client.ts';
-import { type ApplyingClient, applyToAgents, backoffMs } from './agent-fanout.ts';
+import { type ApplyingClient, applyToAgents, backoffMs, callAgents } from './agent-fanout.ts';
 
 const request = { body: Buffer.from('{}'), configDigest: 'sha256:x' };
 const response: ApplyResponseBody = {
@@ -92,6 +92,64 @@ describe('applying to many agents', () => {
     const results = await applyToAgents(client, endpoints, request, { concurrency: 3 });
     expect(results.every((result) => result.ok)).toBe(true);
     expect(peak).toBe(3);
+  });
+});
+
+describe('withdrawing the calls to one agent', () => {
+  it('ends the wait before the next attempt at once, without another attempt', async () => {
+    const client = scripted({ a: [failure(true, 'ECONNREFUSED')] });
+    const withdrawal = new AbortController();
+    const started = performance.now();
+    const pending = callAgents(
+      (target) => client.apply(target, request),
+      [endpoint('a'), endpoint('b')],
+      { initialBackoffMs: 60_000, maxBackoffMs: 60_000 },
+      { signalFor: (target) => (target.name === 'a' ? withdrawal.signal : undefined) },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    withdrawal.abort();
+    const [a, b] = await pending;
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(a).toMatchObject({
+      ok: false,
+      attempts: 1,
+      error: { kind: 'withdrawn', reason: 'Withdrawn' },
+    });
+    expect(b).toMatchObject({ ok: true, attempts: 1 });
+    expect(client.calls).toEqual(['a', 'b']);
+  });
+
+  it('makes no call to an agent withdrawn before its turn', async () => {
+    const client = scripted({});
+    const withdrawn = AbortSignal.abort();
+    const seen: string[] = [];
+    const results = await callAgents(
+      (target) => client.apply(target, request),
+      [endpoint('a'), endpoint('b')],
+      { concurrency: 1 },
+      {
+        signalFor: (target) => (target.name === 'b' ? withdrawn : undefined),
+        onResult: (result) => seen.push(result.endpoint.name),
+      },
+    );
+    expect(results[1]).toMatchObject({ ok: false, attempts: 0, error: { kind: 'withdrawn' } });
+    expect(client.calls).toEqual(['a']);
+    expect(seen).toEqual(['a', 'b']);
+  });
+
+  it('hands the agent its signal on each attempt', async () => {
+    const withdrawal = new AbortController();
+    const signals: (AbortSignal | undefined)[] = [];
+    await callAgents(
+      (_target, options) => {
+        signals.push(options.signal);
+        return Promise.resolve(failure(true));
+      },
+      [endpoint('a')],
+      fast,
+      { signalFor: () => withdrawal.signal },
+    );
+    expect(signals).toEqual([withdrawal.signal, withdrawal.signal, withdrawal.signal]);
   });
 });
 

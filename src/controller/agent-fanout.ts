@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApplyResponseBody } from '../agent-api/api-types.ts';
-import type { AgentCallError } from './agent-call-error.ts';
+import { type AgentCallError, withdrawnError } from './agent-call-error.ts';
 import type { EncodedApply } from '../agent-api/apply-encoding.ts';
 import type { AgentCallResult, AgentClient, AgentEndpoint, CallOptions } from './agent-client.ts';
 
@@ -20,7 +20,6 @@ export interface FanOutOptions {
   readonly timeoutMs?: number;
   /** Agents called at once. @default 16 */
   readonly concurrency?: number;
-  readonly signal?: AbortSignal;
   /** Randomness for the backoff jitter, in [0, 1). @default Math.random */
   readonly random?: () => number;
 }
@@ -57,38 +56,50 @@ export type AgentCall = (
   options: CallOptions,
 ) => Promise<AgentCallResult<ApplyResponseBody>>;
 
+/** What a round of calls is told, and tells, about each agent as it goes. */
+export interface FanOutRound {
+  /**
+   * Withdraws the calls to one agent (for example, its Pod left discovery): the attempt in
+   * flight and the wait before the next end at once, with the error kind `withdrawn`.
+   */
+  readonly signalFor?: (endpoint: AgentEndpoint) => AbortSignal | undefined;
+  /** Each agent's result, as soon as it has answered or its attempts are spent. */
+  readonly onResult?: (result: AgentApplyResult) => void;
+}
+
 async function callOne(
   call: AgentCall,
   endpoint: AgentEndpoint,
   options: FanOutOptions,
+  signal: AbortSignal | undefined,
 ): Promise<AgentApplyResult> {
   const attempts = Math.max(1, options.attempts ?? 3);
-  let attempt = 1;
-  for (;;) {
+  for (let attempt = 1; ; attempt += 1) {
+    if (signal?.aborted === true) {
+      return { endpoint, ok: false, error: withdrawnError(endpoint.name), attempts: attempt - 1 };
+    }
     const result = await call(endpoint, {
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(signal === undefined ? {} : { signal }),
     });
     if (result.ok) return { endpoint, ok: true, response: result.value, attempts: attempt };
-    if (!result.error.retryable || attempt >= attempts || options.signal?.aborted === true) {
+    if (!result.error.retryable || attempt >= attempts) {
       return { endpoint, ok: false, error: result.error, attempts: attempt };
     }
-    attempt += 1;
-    await sleep(backoffMs(attempt, options), undefined, {
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    }).catch(() => undefined);
+    await sleep(
+      backoffMs(attempt + 1, options),
+      undefined,
+      signal === undefined ? {} : { signal },
+    ).catch(() => undefined);
   }
 }
 
-/**
- * Makes `call` to every endpoint; results in the order of `endpoints`, and each to `onResult`
- * as soon as its agent has answered (or its attempts are spent).
- */
+/** Makes `call` to every endpoint; results in the order of `endpoints`. */
 export async function callAgents(
   call: AgentCall,
   endpoints: readonly AgentEndpoint[],
   options: FanOutOptions = {},
-  onResult?: (result: AgentApplyResult) => void,
+  round: FanOutRound = {},
 ): Promise<readonly AgentApplyResult[]> {
   const results: AgentApplyResult[] = new Array<AgentApplyResult>(endpoints.length);
   let next = 0;
@@ -98,9 +109,9 @@ export async function callAgents(
       next += 1;
       const endpoint = endpoints[index];
       if (endpoint === undefined) continue;
-      const result = await callOne(call, endpoint, options);
+      const result = await callOne(call, endpoint, options, round.signalFor?.(endpoint));
       results[index] = result;
-      onResult?.(result);
+      round.onResult?.(result);
     }
   };
   const workers = Math.min(Math.max(1, options.concurrency ?? 16), endpoints.length);
