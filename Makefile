@@ -16,8 +16,10 @@ node_modules/.installed: package-lock.json | tools
 	npm ci --no-audit --no-fund
 	touch $@
 
+# Type-checks the product's sources, then bundles them into dist/ (dev/build-dist.ts).
 build: setup
 	tsc -p tsconfig.build.json
+	node dev/build-dist.ts
 
 lint: setup
 	eslint .

@@ -2,8 +2,7 @@
  * Wall time of `haptic preflight` (the built binary, dist/cli/main.js) against a bare
  * `helm template` of the same values, on a private local control plane (etcd +
  * kube-apiserver on loopback, started and stopped here). Runs are interleaved; medians and
- * p90 are reported. "alone" rows run the same built command with only `preflight`
- * registered, to separate its cost from the CLI's start-up. Run `make build` first.
+ * p90 are reported. Run `make build` first.
  *
  *   node bench/preflight.ts [runs=15]
  *
@@ -49,22 +48,6 @@ try {
   const env = { ...process.env, KUBECONFIG: plane.kubeconfigPath, HELM_BIN: helmBin };
   const version = readPackageVersion();
 
-  // The same command, with only `preflight` registered: what it costs when the CLI does not load
-  // every other command's modules at start-up.
-  const alone = join(dir, 'preflight-alone.mjs');
-  writeFileSync(
-    alone,
-    [
-      // The compile cache main.js turns on, so the two differ only in what they register.
-      `import nodeModule from 'node:module';`,
-      `nodeModule.enableCompileCache({ directory: ${JSON.stringify(join(projectRoot, 'node_modules/.cache/haptic'))}, portable: true });`,
-      `const { Command } = await import(${JSON.stringify(join(projectRoot, 'node_modules/commander/index.js'))});`,
-      `const { registerPreflightCommand } = await import(${JSON.stringify(join(projectRoot, 'dist/cli/preflight-command.js'))});`,
-      `const program = new Command('haptic');`,
-      `registerPreflightCommand(program);`,
-      `await program.parseAsync(process.argv);`,
-    ].join('\n'),
-  );
   const commands: Record<string, readonly [string, string[]]> = {
     'helm template': [helmBin, ['template', 'haptic', chart, '-n', 'haptic', '-f', values]],
     'haptic preflight (live)': [
@@ -76,14 +59,6 @@ try {
       [main, 'preflight', '-f', values, '--expect-chart-version', version, '--offline'],
     ],
     'haptic version (node start-up)': [process.execPath, [main, 'version']],
-    'preflight alone (live)': [
-      process.execPath,
-      [alone, 'preflight', '-f', values, '--expect-chart-version', version],
-    ],
-    'preflight alone --offline': [
-      process.execPath,
-      [alone, 'preflight', '-f', values, '--expect-chart-version', version, '--offline'],
-    ],
   };
   const times: Record<string, number[]> = Object.fromEntries(
     Object.keys(commands).map((k) => [k, []]),

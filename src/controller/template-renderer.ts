@@ -16,6 +16,7 @@ import { getCompileCacheDir } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError } from '../errors.ts';
+import { packageRoot } from '../version.ts';
 import { ContextEncoder } from './context-transfer.ts';
 import type { TemplateConfig } from './template-config.ts';
 import { type TemplateLimits, defaultTemplateLimits, templateField } from './template-engine.ts';
@@ -41,8 +42,14 @@ const graceMs = 200;
 /** stderr kept from a render process, to tell running out of heap from other crashes. */
 const maxStderr = 4096;
 
+/**
+ * The render process's entry: beside this module in the sources; when built, at its own place
+ * in dist/, which this module's chunk is not (dev/build-dist.ts).
+ */
 const workerFile = fileURLToPath(
-  new URL(`./render-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+  extname(fileURLToPath(import.meta.url)) === '.ts'
+    ? new URL('./render-worker.ts', import.meta.url)
+    : new URL('dist/controller/render-worker.js', packageRoot),
 );
 
 interface Pending {

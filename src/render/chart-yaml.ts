@@ -8,26 +8,20 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { load } from 'js-yaml';
-import { yaml11Schema } from '../validation/yaml-schema.ts';
+import { yaml11Schema, yaml11SchemaFile } from '../validation/yaml-schema.ts';
 import { keepInPackageCache, packageCacheDir } from './package-cache.ts';
 
 function parse(text: string): unknown {
   return load(text, { schema: yaml11Schema });
 }
 
-/** The schema's own module, beside this one's kind (.ts in a checkout, .js when built). */
-const schemaFile = fileURLToPath(
-  new URL(`../validation/yaml-schema${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
-);
-
-/** The reader in the cache key (js-yaml's version, the schema's text): a new one parses anew. */
+/** The reader in the cache key (js-yaml's version, the schema's code): a new one parses anew. */
 function parserIdentity(): string {
   const { version } = createRequire(import.meta.url)('js-yaml/package.json') as { version: string };
-  return JSON.stringify({ 'js-yaml': version, schema: readFileSync(schemaFile, 'utf8') });
+  return JSON.stringify({ 'js-yaml': version, schema: readFileSync(yaml11SchemaFile, 'utf8') });
 }
 
 /**

@@ -18,6 +18,7 @@
  * an integer with a prefix beyond Go's 64 bits (an integer within them is a double here, as the
  * JSON helm is sent holds it).
  */
+import { fileURLToPath } from 'node:url';
 import { NOT_RESOLVED, YAML11_SCHEMA, defineScalarTag } from 'js-yaml';
 
 /** Go's integer syntax (strconv.ParseInt, base 0), underscores already dropped. */
@@ -95,3 +96,10 @@ export const yaml11Schema = YAML11_SCHEMA.withTags(
     identify: neverDumped,
   }),
 );
+
+/**
+ * The file this schema's code is in: this module in a checkout, the chunk of dist/ holding it
+ * when built. A parse kept in the package cache names its text (chart-yaml.ts), so a changed
+ * schema parses anew.
+ */
+export const yaml11SchemaFile = fileURLToPath(import.meta.url);
