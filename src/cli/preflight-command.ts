@@ -165,7 +165,11 @@ async function checkRelease(
     flags.offline === true
       ? undefined
       : import('./live-reader.ts').then(({ openLiveReader }) =>
-          openLiveReader(flags.kubeconfig, `haptic/${readPackageVersion()} (preflight)`),
+          // One HTTP/2 connection for the reads, which all come at once.
+          openLiveReader(flags.kubeconfig, {
+            userAgent: `haptic/${readPackageVersion()} (preflight)`,
+            multiplexed: true,
+          }),
         );
   opening?.catch(() => undefined);
 

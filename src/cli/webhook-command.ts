@@ -70,7 +70,9 @@ async function serve(flags: WebhookFlags): Promise<void> {
       ? undefined
       : await (
           await import('./live-reader.ts')
-        ).openLiveReader(flags.kubeconfig, `haptic/${readPackageVersion()} (webhook)`);
+        ).openLiveReader(flags.kubeconfig, {
+          userAgent: `haptic/${readPackageVersion()} (webhook)`,
+        });
   const certificates = await webhook.watchServingCertificate({ dir: flags.certDir, logger: log });
   const server = await webhook.startWebhook(
     {

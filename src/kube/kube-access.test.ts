@@ -85,8 +85,24 @@ describe('loadKubeAccess', () => {
       expect(light).toBeDefined();
       if (light === undefined) return;
       expect(await applied(light)).toEqual(await applied(kubeAccessOf(loadKubeConfig(path))));
+      // The fixed TLS options it declares (for one HTTP/2 connection) are the ones it applies.
+      const request: KubeRequest = { headers: {} };
+      await light.apply(request);
+      const { ca, cert, key, rejectUnauthorized, servername } = request;
+      expect(light.tls).toEqual(
+        Object.fromEntries(
+          Object.entries({ ca, cert, key, rejectUnauthorized, servername }).filter(
+            ([, value]) => value !== undefined,
+          ),
+        ),
+      );
     },
   );
+
+  it('declares no fixed TLS options for the full client’s configuration', () => {
+    const path = kubeconfig({}, { token: 't' });
+    expect(kubeAccessOf(loadKubeConfig(path)).tls).toBeUndefined();
+  });
 
   it.each([
     ['an exec credential plugin', {}, { exec: { command: 'aws', apiVersion: 'v1' } }],
@@ -142,6 +158,7 @@ describe('loadKubeAccess', () => {
       };
       const first = await request();
       expect(String(first.ca)).toBe('CLUSTER CA');
+      expect(String(access?.tls?.ca)).toBe('CLUSTER CA');
       expect(first.headers.Authorization).toBe('Bearer first');
       writeFileSync(join(account, 'token'), 'second');
       expect((await request()).headers.Authorization).toBe('Bearer second');

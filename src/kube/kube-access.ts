@@ -36,10 +36,19 @@ export interface KubeAccess {
   readonly server: string;
   /** Fills the TLS options, headers and agent of one request. */
   readonly apply: (request: KubeRequest) => Promise<void>;
+  /**
+   * The TLS options `apply` gives every request, when they are fixed and no agent is needed
+   * (`loadKubeAccess`'s forms): the requests may then share one HTTP/2 connection. Absent for
+   * the full client's configuration, which fills each request itself (proxies, exec plugins).
+   */
+  readonly tls?: TlsOptions;
 }
 
 /** TLS options read from a kubeconfig or a ServiceAccount. */
-type TlsOptions = Pick<RequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+export type TlsOptions = Pick<
+  RequestOptions,
+  'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'
+>;
 
 type Entry = Readonly<Record<string, unknown>>;
 
@@ -110,6 +119,7 @@ function material(entry: Entry, name: string, dir: string): Buffer | undefined {
 function fixed(server: string, tls: TlsOptions, token: string | undefined): KubeAccess {
   return {
     server,
+    tls,
     apply: (request) => {
       Object.assign(request, tls);
       if (token !== undefined) request.headers.Authorization = `Bearer ${token}`;
@@ -183,6 +193,7 @@ export function serviceAccountAccess(dir = serviceAccountDir): KubeAccess | unde
   }
   return {
     server,
+    tls: { ca },
     // The kubelet replaces the projected token before it expires (about hourly): a long-running
     // reader (`haptic webhook`) reads it for every request, as the full client does.
     apply: async (request) => {

@@ -12,7 +12,13 @@
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { HapticError, errorCodes } from '../errors.ts';
-import { type KubeAccess, type KubeRequest, kubeAccessOf } from '../kube/kube-access.ts';
+import {
+  type KubeAccess,
+  type KubeRequest,
+  type TlsOptions,
+  kubeAccessOf,
+} from '../kube/kube-access.ts';
+import { Http2Reads, Http2Unsupported, type ReadAnswer } from '../kube/http2-reads.ts';
 import { kubeStatusError, kubeUnreachableError } from '../kube/status-error.ts';
 import type { SecretObject } from '../validation/index.ts';
 import type { LiveReader } from './release-io.ts';
@@ -72,14 +78,49 @@ function mountedSecretName(deployment: unknown, volume: string): string | undefi
   return typeof name === 'string' ? name : undefined;
 }
 
-interface Answer {
-  readonly status: number;
-  readonly body: string;
+type Answer = ReadAnswer;
+
+/** Sends one GET with its options filled by the access. */
+type Send = (url: URL, options: KubeRequest) => Promise<Answer>;
+
+const sendHttp1: Send = (url, options) =>
+  new Promise<Answer>((resolve, reject) => {
+    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    const req = send(url, options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+/**
+ * Over one HTTP/2 connection while the server speaks HTTP/2 (`http2-reads.ts`), over
+ * node:https from the first sign it does not.
+ */
+function multiplexed(server: string, tls: TlsOptions): Send {
+  let reads: Http2Reads | undefined = new Http2Reads(server, tls);
+  return async (url, options) => {
+    if (reads !== undefined) {
+      try {
+        return await reads.get(`${url.pathname}${url.search}`, options.headers);
+      } catch (error) {
+        if (!(error instanceof Http2Unsupported)) throw error;
+        reads = undefined;
+      }
+    }
+    return sendHttp1(url, options);
+  };
 }
 
 /** GETs `path`; the answer's status and body, or a HapticError naming `action` when none came. */
 async function get(
   access: KubeAccess,
+  send: Send,
   path: string,
   accept: string,
   userAgent: string,
@@ -92,19 +133,7 @@ async function get(
   };
   try {
     await access.apply(options);
-    return await new Promise<Answer>((resolve, reject) => {
-      const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
-      const req = send(url, options, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    return await send(url, options);
   } catch (error) {
     throw kubeUnreachableError(action, error);
   }
@@ -113,12 +142,13 @@ async function get(
 /** The object at `path`, or undefined when the API server says 404. */
 async function read(
   access: KubeAccess,
+  send: Send,
   path: string,
   accept: string,
   userAgent: string,
   action: string,
 ): Promise<unknown> {
-  const answer = await get(access, path, accept, userAgent, action);
+  const answer = await get(access, send, path, accept, userAgent, action);
   if (answer.status === 404) return undefined;
   if (answer.status !== 200) throw kubeStatusError(action, answer.status, answer.body);
   try {
@@ -128,8 +158,24 @@ async function read(
   }
 }
 
+export interface AccessLiveReaderOptions {
+  /** User-Agent of the requests, naming the command. */
+  readonly userAgent: string;
+  /**
+   * Send the reads over one HTTP/2 connection when the access allows it (fixed TLS options),
+   * falling back to HTTP/1.1 for a server without HTTP/2: for a short command, whose reads
+   * all come at once. A long-running reader keeps node:https's connections.
+   */
+  readonly multiplexed?: boolean;
+}
+
 /** A reader with the access given (see `loadKubeAccess`). */
-export function createAccessLiveReader(access: KubeAccess, userAgent: string): LiveReader {
+export function createAccessLiveReader(
+  access: KubeAccess,
+  { userAgent, multiplexed: multiplex = false }: AccessLiveReaderOptions,
+): LiveReader {
+  const send =
+    multiplex && access.tls !== undefined ? multiplexed(access.server, access.tls) : sendHttp1;
   const secretPath = (namespace: string, name: string): string =>
     `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
   return {
@@ -137,6 +183,7 @@ export function createAccessLiveReader(access: KubeAccess, userAgent: string): L
       const action = `read Secret ${namespace}/${name}`;
       const secret = await read(
         access,
+        send,
         secretPath(namespace, name),
         'application/json',
         userAgent,
@@ -148,6 +195,7 @@ export function createAccessLiveReader(access: KubeAccess, userAgent: string): L
       const action = `read the metadata of Secret ${namespace}/${name}`;
       const found = await read(
         access,
+        send,
         secretPath(namespace, name),
         metadataOnly,
         userAgent,
@@ -160,6 +208,7 @@ export function createAccessLiveReader(access: KubeAccess, userAgent: string): L
       try {
         const found = await read(
           access,
+          send,
           path,
           'application/json',
           userAgent,
@@ -179,5 +228,7 @@ export function createAccessLiveReader(access: KubeAccess, userAgent: string): L
 
 /** A reader over a loaded client configuration. */
 export function createKubeLiveReader(options: KubeLiveReaderOptions): LiveReader {
-  return createAccessLiveReader(kubeAccessOf(options.kubeConfig), options.userAgent);
+  return createAccessLiveReader(kubeAccessOf(options.kubeConfig), {
+    userAgent: options.userAgent,
+  });
 }
