@@ -339,6 +339,31 @@ describe('buildRoutingModel', () => {
       ]);
     });
 
+    it('checks a Secret’s expiry at every build, though it decodes the Secret once: served before, on the default certificate after', () => {
+      const ingress = view('a', [rule('a.example.com', path('/', 'Prefix'))], {
+        tls: [{ hosts: ['a.example.com'], secretName: 'good' }],
+      });
+      const state = snapshot([ingress], { secrets });
+      const before = buildRoutingModel(state, { now });
+      expect(before.model.certificates.map((certificate) => certificate.secret)).toEqual([
+        'app/good',
+      ]);
+      const after = buildRoutingModel(state, { now: new Date(now.getTime() + 30 * 86_400_000) });
+      expect(after.model.certificates).toEqual([]);
+      expect(after.files.size).toBe(0);
+      expect(ingressEvents(after)).toEqual([
+        expect.objectContaining({
+          name: 'a',
+          reason: 'TLSSecretInvalid',
+          message: expect.stringMatching(
+            /default certificate for a\.example\.com: Secret app\/good: the certificate expired at \d{4}-/,
+          ) as unknown,
+        }),
+      ]);
+      const again = buildRoutingModel(state, { now });
+      expect([...again.files.entries()]).toEqual([...before.files.entries()]);
+    });
+
     it('gives a TLS host to the oldest Ingress naming it; a newer one with another certificate loses that host only', () => {
       const other = { ...tlsSecret('other', 'a.example.com', p256), namespace: 'team' };
       const owner = view('owner', [rule('a.example.com', path('/', 'Prefix'))], {

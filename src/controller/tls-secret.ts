@@ -16,15 +16,8 @@ export type CertificatePem =
 /** Largest tls.crt or tls.key accepted. */
 const maxBytes = 256 * 1024;
 
-/**
- * The PEM file for HAProxy (leaf, intermediates, key) from a Secret's base64 `data`, or why
- * there is none. `label` names the Secret in messages.
- */
-export function certificatePem(
-  data: Readonly<Record<string, string>>,
-  label: string,
-  now: Date,
-): CertificatePem {
+/** The PEM file of `data`, or why there is none, at any time (its expiry is not checked). */
+function decodedPem(data: Readonly<Record<string, string>>, label: string): CertificatePem {
   const decoded = decodeServedKeyPair(data, `Secret ${label}`, { maxBytes });
   if (decoded.state === 'unparsable') {
     return {
@@ -42,15 +35,42 @@ export function certificatePem(
       message: `Secret ${label}: tls.key does not belong to the first certificate of tls.crt; put the matching key in tls.key.`,
     };
   }
-  if (leaf.notAfter.getTime() <= now.getTime()) {
-    return {
-      ok: false,
-      message: `Secret ${label}: the certificate expired at ${leaf.notAfter.toISOString()}; renew it.`,
-    };
-  }
   return {
     ok: true,
     pem: `${encodeCertificateChain(chain)}${encodePrivateKey(privateKey)}`,
     notAfter: leaf.notAfter,
   };
+}
+
+/**
+ * Each Secret content's decoding, by its `data` object: every model build reads every TLS
+ * Secret an Ingress names, and a Secret view is replaced, never changed, when the Secret is.
+ */
+const decodedByData = new WeakMap<
+  Readonly<Record<string, string>>,
+  { readonly label: string; readonly pem: CertificatePem }
+>();
+
+/**
+ * The PEM file for HAProxy (leaf, intermediates, key) from a Secret's base64 `data`, or why
+ * there is none at `now`. `label` names the Secret in messages.
+ */
+export function certificatePem(
+  data: Readonly<Record<string, string>>,
+  label: string,
+  now: Date,
+): CertificatePem {
+  let kept = decodedByData.get(data);
+  if (kept?.label !== label) {
+    kept = { label, pem: decodedPem(data, label) };
+    decodedByData.set(data, kept);
+  }
+  const { pem } = kept;
+  if (pem.ok && pem.notAfter.getTime() <= now.getTime()) {
+    return {
+      ok: false,
+      message: `Secret ${label}: the certificate expired at ${pem.notAfter.toISOString()}; renew it.`,
+    };
+  }
+  return pem;
 }
