@@ -70,17 +70,6 @@ export class Http2Reads {
     }
   }
 
-  /** Closes the connection; requests still open finish first. */
-  close(): void {
-    void this.#session?.then(
-      (session) => {
-        session.close();
-      },
-      () => undefined,
-    );
-    this.#session = undefined;
-  }
-
   /** The open connection, or a new one once the last has closed or failed. */
   #connected(): Promise<ClientHttp2Session> {
     if (this.#session === undefined) {

@@ -3,11 +3,12 @@
  * issuer Secret as metadata only) and the identity Secrets its running Deployments mount.
  * Read-only; a missing object is `undefined`.
  *
- * Three GETs over node:https (or node:http for a plain-http cluster the configuration allows),
+ * GETs over node:https (or node:http for a plain-http cluster the configuration allows),
  * with the TLS options and credentials of a `KubeAccess`: `haptic preflight` then never loads
  * @kubernetes/client-node when its configuration is a common one (see `loadKubeAccess`), and a
  * loaded `KubeConfig` (controller, exec plugins, proxies) gives the same requests through
- * `applyToHTTPSOptions`.
+ * `applyToHTTPSOptions`. A short command's reader (`multiplexed`) sends them over one HTTP/2
+ * connection when the access's TLS options are fixed (src/kube/http2-reads.ts).
  */
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -78,13 +79,11 @@ function mountedSecretName(deployment: unknown, volume: string): string | undefi
   return typeof name === 'string' ? name : undefined;
 }
 
-type Answer = ReadAnswer;
-
 /** Sends one GET with its options filled by the access. */
-type Send = (url: URL, options: KubeRequest) => Promise<Answer>;
+type Send = (url: URL, options: KubeRequest) => Promise<ReadAnswer>;
 
 const sendHttp1: Send = (url, options) =>
-  new Promise<Answer>((resolve, reject) => {
+  new Promise<ReadAnswer>((resolve, reject) => {
     const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
     const req = send(url, options, (res) => {
       const chunks: Buffer[] = [];
@@ -125,7 +124,7 @@ async function get(
   accept: string,
   userAgent: string,
   action: string,
-): Promise<Answer> {
+): Promise<ReadAnswer> {
   const url = new URL(path, access.server);
   const options: KubeRequest = {
     method: 'GET',
