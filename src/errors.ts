@@ -63,6 +63,13 @@ export class HapticError extends Error {
   }
 }
 
+/** The `code` of a Node error (`ENOENT`, `ERR_SSL_…`), if it has one. */
+export function errorCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
 /** Message of any thrown value, for logs and one-line CLI output. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

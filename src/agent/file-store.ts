@@ -22,6 +22,7 @@ import {
 } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { type DesiredFile, pathProblem } from '../agent-api/apply-request.ts';
+import { errorCode } from '../errors.ts';
 import type { FilePlan } from './file-plan.ts';
 
 interface Journal {
@@ -48,12 +49,6 @@ export type PathConflict =
       readonly path: string;
       readonly file: string;
     };
-
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string'
-    ? error.code
-    : undefined;
-}
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');

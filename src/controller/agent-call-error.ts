@@ -3,7 +3,7 @@
  * help. Built from Node's transport and TLS errors and from the agent's error answers.
  */
 import type { ErrorResponseBody } from '../agent-api/api-types.ts';
-import { describeError } from '../errors.ts';
+import { describeError, errorCode } from '../errors.ts';
 import { AgentCertificateRejected } from './agent-connection-pool.ts';
 
 export interface AgentCallError {
@@ -53,12 +53,6 @@ const transientCodes = new Set([
   'UND_ERR_SOCKET',
 ]);
 
-function codeOf(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string'
-    ? error.code
-    : undefined;
-}
-
 /** Why a request ended early: its deadline passed, or its caller withdrew it. */
 export type RequestEnd = 'timed-out' | 'withdrawn' | undefined;
 
@@ -91,7 +85,7 @@ export function transportError(error: unknown, agent: string, ended: RequestEnd)
       retryable: false,
     };
   }
-  const code = codeOf(error) ?? '';
+  const code = errorCode(error) ?? '';
   const verification = opensslReasons[code];
   if (verification !== undefined) {
     return {

@@ -12,6 +12,7 @@
  */
 import type { ClientHttp2Session, SecureClientSessionOptions } from 'node:http2';
 import type { OutgoingHttpHeaders } from 'node:http';
+import { errorCode } from '../errors.ts';
 
 export interface ReadAnswer {
   readonly status: number;
@@ -25,12 +26,6 @@ export class Http2Unsupported extends Error {
 
 /** OpenSSL's code when the server refuses every ALPN protocol offered (`h2` only). */
 const noApplicationProtocol = 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL';
-
-function codeOf(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string'
-    ? error.code
-    : undefined;
-}
 
 export class Http2Reads {
   readonly #server: string;
@@ -96,7 +91,7 @@ export class Http2Reads {
       const session = connect(this.#server, this.#tls);
       session.unref();
       const failed = (error: Error): void => {
-        reject(codeOf(error) === noApplicationProtocol ? new Http2Unsupported() : error);
+        reject(errorCode(error) === noApplicationProtocol ? new Http2Unsupported() : error);
       };
       session.once('error', failed);
       session.once('connect', () => {

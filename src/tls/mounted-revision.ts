@@ -7,7 +7,7 @@
  */
 import { readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { HapticError, describeError, errorCode, errorCodes } from '../errors.ts';
 import { maxSecretBytes } from '../secrets/layout.ts';
 
 /** How often a read is retried when the revision changes under it. @default 5 */
@@ -18,12 +18,6 @@ export interface MountedRevision {
   readonly revision: string | undefined;
   /** The files found, by name; absent names are missing from the Secret. */
   readonly files: Readonly<Record<string, Uint8Array>>;
-}
-
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string'
-    ? error.code
-    : undefined;
 }
 
 async function revisionOf(dir: string): Promise<string | undefined> {
