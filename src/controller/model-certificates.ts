@@ -10,7 +10,7 @@
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
 import type { ModelCertificate } from './routing-model.ts';
-import { type CertificatePem, certificatePem } from './tls-secret.ts';
+import { certificatePem } from './tls-secret.ts';
 import { tlsHostsOf } from '../validation/ingress-claims.ts';
 import type { ValidIngress } from '../validation/validate-ingress.ts';
 
@@ -45,7 +45,6 @@ export function buildCertificates(
 ): CertificateResult {
   const warnings: ModelWarning[] = [];
   const files = new Map<string, string>();
-  const pems = new Map<string, CertificatePem>();
   const holders = new Map<string, { readonly ingress: string; readonly file: string }>();
   const hostsOf = new Map<string, { readonly secret: string; readonly hosts: Set<string> }>();
   for (const ingress of ingresses) {
@@ -90,8 +89,7 @@ export function buildCertificates(
         });
         continue;
       }
-      const pem = pems.get(secret) ?? certificatePem(data, secret, options.now);
-      pems.set(secret, pem);
+      const pem = certificatePem(data, secret, options.now);
       if (!pem.ok) {
         warnings.push({
           ingress: label,
