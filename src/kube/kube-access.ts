@@ -185,19 +185,19 @@ export function serviceAccountAccess(dir = serviceAccountDir): KubeAccess | unde
   }
   const server = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
   const tokenFile = join(dir, 'token');
-  let ca: Buffer;
+  let tls: TlsOptions;
   try {
-    ca = readFileSync(join(dir, 'ca.crt'));
+    tls = { ca: readFileSync(join(dir, 'ca.crt')) };
   } catch {
     return undefined;
   }
   return {
     server,
-    tls: { ca },
+    tls,
     // The kubelet replaces the projected token before it expires (about hourly): a long-running
     // reader (`haptic webhook`) reads it for every request, as the full client does.
     apply: async (request) => {
-      request.ca = ca;
+      Object.assign(request, tls);
       const token = (await readFile(tokenFile, 'utf8')).trim();
       if (token !== '') request.headers.Authorization = `Bearer ${token}`;
     },
