@@ -86,6 +86,9 @@ interface JobEvent {
   readonly reason?: string;
 }
 
+/** How long a Job's event may lag behind its condition. */
+export const eventArrival = { timeout: 15_000, interval: 250 } as const;
+
 /** The event's time in nanoseconds: its name is `<object>.<UnixNano in hex>`. */
 function eventTime(event: JobEvent): bigint {
   return BigInt(`0x${event.metadata.name.split('.').at(-1) ?? '0'}`);
@@ -93,7 +96,9 @@ function eventTime(event: JobEvent): bigint {
 
 /**
  * The Jobs of a namespace that completed or failed, in the order they did, from the Job
- * controller's events (which outlive the Jobs a hook-delete policy removes).
+ * controller's events (which outlive the Jobs a hook-delete policy removes). The controller
+ * records an event after it sets the Job's condition, so helm or `kubectl wait` can return
+ * before the event exists: assert with `expect.poll(…, eventArrival)`.
  */
 export async function jobOutcomes(namespace: string): Promise<JobOutcome[]> {
   const result = await kubectl([

@@ -1,7 +1,13 @@
 import { execa } from 'execa';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
-import { createTestNamespace, jobLog, jobOutcomes, kubectl } from '../../support/cluster.ts';
+import {
+  createTestNamespace,
+  eventArrival,
+  jobLog,
+  jobOutcomes,
+  kubectl,
+} from '../../support/cluster.ts';
 import { apply, renderTemplate } from './chart-objects.ts';
 import { names, readSecrets, versions } from './renewal-harness.ts';
 
@@ -111,7 +117,9 @@ describe("the chart's certificate Jobs", () => {
     expect(await jobLog(ns, failed)).toContain(
       `haptic: The issuer Secret ${ns}/${names.issuer} is missing`,
     );
-    expect(await jobOutcomes(ns)).toContainEqual({ job: failed, outcome: 'failed' });
+    await expect
+      .poll(() => jobOutcomes(ns), eventArrival)
+      .toContainEqual({ job: failed, outcome: 'failed' });
 
     const restored = JSON.parse(backup.stdout) as { metadata: Record<string, unknown> };
     for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'managedFields']) {

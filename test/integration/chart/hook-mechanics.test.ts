@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { embeddedChartDir } from '../../../src/render/index.ts';
-import { createTestNamespace, helm, jobLog, jobOutcomes, kubectl } from '../../support/cluster.ts';
+import {
+  createTestNamespace,
+  eventArrival,
+  helm,
+  jobLog,
+  jobOutcomes,
+  kubectl,
+} from '../../support/cluster.ts';
 
 /**
  * The chart's hook wiring (order, weights, delete policies, ServiceAccounts, the values
@@ -56,7 +63,7 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
 
     const install = await helm(['install', 'haptic', ...base], binary);
     expect(install.exitCode).toBe(0);
-    expect(await jobOutcomes(ns)).toEqual(hooks);
+    await expect.poll(() => jobOutcomes(ns), eventArrival).toEqual(hooks);
     // hook-succeeded: no Job, values Secret or hook ServiceAccount is left behind.
     expect((await kubectl(['get', 'jobs', '-n', ns, '-o', 'name'])).stdout).toBe('');
     const accounts = await kubectl(['get', 'serviceaccounts', '-n', ns, '-o', 'name']);
@@ -82,10 +89,9 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
     );
     expect(rejected.exitCode).not.toBe(0);
     expect(rejected.stderr).toContain('haptic-haptic-pre-rollout');
-    expect((await jobOutcomes(ns)).slice(3)).toEqual([
-      completed('haptic-crds'),
-      { job: 'haptic-haptic-pre-rollout', outcome: 'failed' },
-    ]);
+    await expect
+      .poll(async () => (await jobOutcomes(ns)).slice(3), eventArrival)
+      .toEqual([completed('haptic-crds'), { job: 'haptic-haptic-pre-rollout', outcome: 'failed' }]);
     // The failed Job stays for `kubectl logs`; the release objects are untouched.
     expect(await jobLog(ns, 'haptic-haptic-pre-rollout')).toContain(
       "unknown command 'no-such-command'",
@@ -108,7 +114,7 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
       binary,
     );
     expect(forward.exitCode).toBe(0);
-    expect((await jobOutcomes(ns)).slice(5)).toEqual(hooks);
+    await expect.poll(async () => (await jobOutcomes(ns)).slice(5), eventArrival).toEqual(hooks);
     expect(await deploymentState(ns)).not.toBe(before);
     expect((await helm(['uninstall', 'haptic', '-n', ns], binary)).exitCode).toBe(0);
   });

@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { embeddedChartDir } from '../../../src/render/index.ts';
-import { createTestNamespace, helm, jobLog, jobOutcomes, kubectl } from '../../support/cluster.ts';
+import {
+  createTestNamespace,
+  eventArrival,
+  helm,
+  jobLog,
+  jobOutcomes,
+  kubectl,
+} from '../../support/cluster.ts';
 
 const chart = embeddedChartDir();
 
@@ -56,10 +63,15 @@ describe('a rejected first install', () => {
     const retried = await helm(['upgrade', '--install', 'haptic', ...base]);
     expect(retried.stderr).toBe('');
     expect(retried.exitCode).toBe(0);
-    expect((await jobOutcomes(ns)).filter((o) => o.job === 'haptic-haptic-pre-rollout')).toEqual([
-      { job: 'haptic-haptic-pre-rollout', outcome: 'failed' },
-      { job: 'haptic-haptic-pre-rollout', outcome: 'completed' },
-    ]);
+    await expect
+      .poll(
+        async () => (await jobOutcomes(ns)).filter((o) => o.job === 'haptic-haptic-pre-rollout'),
+        eventArrival,
+      )
+      .toEqual([
+        { job: 'haptic-haptic-pre-rollout', outcome: 'failed' },
+        { job: 'haptic-haptic-pre-rollout', outcome: 'completed' },
+      ]);
     const deployed = await helm(['status', 'haptic', '-n', ns, '-o', 'json']);
     expect((JSON.parse(deployed.stdout) as { info: { status: string } }).info.status).toBe(
       'deployed',

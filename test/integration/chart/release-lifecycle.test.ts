@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { embeddedChartDir } from '../../../src/render/index.ts';
 import { runCheckExpiry } from '../../support/check-expiry.ts';
-import { createTestNamespace, helm, jobLog, jobOutcomes, kubectl } from '../../support/cluster.ts';
+import {
+  createTestNamespace,
+  eventArrival,
+  helm,
+  jobLog,
+  jobOutcomes,
+  kubectl,
+} from '../../support/cluster.ts';
 
 const chart = embeddedChartDir();
 const binaries = ['helm', 'helm4'] as const;
@@ -84,17 +91,19 @@ describe('release lifecycle with hooks run as Jobs', () => {
       const install = await helm(['install', 'haptic', ...base], binary);
       expect(install.stderr).toBe('');
       expect(install.exitCode).toBe(0);
-      expect(await jobOutcomes(ns)).toEqual([
-        { job: 'haptic-crds', outcome: 'completed' },
-        { job: 'haptic-haptic-pre-rollout', outcome: 'completed' },
-        { job: 'haptic-agent-bootstrap', outcome: 'completed' },
-      ]);
+      await expect
+        .poll(() => jobOutcomes(ns), eventArrival)
+        .toEqual([
+          { job: 'haptic-crds', outcome: 'completed' },
+          { job: 'haptic-haptic-pre-rollout', outcome: 'completed' },
+          { job: 'haptic-agent-bootstrap', outcome: 'completed' },
+        ]);
       const secrets = await secretData(ns, identitySecrets);
 
       // An unchanged upgrade reruns the hooks but changes neither Secrets nor pod templates.
       const templates = await deploymentState(ns);
       expect((await helm(['upgrade', 'haptic', ...base], binary)).exitCode).toBe(0);
-      expect(await jobOutcomes(ns)).toHaveLength(6);
+      await expect.poll(() => jobOutcomes(ns), eventArrival).toHaveLength(6);
       expect(await secretData(ns, identitySecrets)).toBe(secrets);
       expect(await deploymentState(ns)).toBe(templates);
 
@@ -116,10 +125,12 @@ describe('release lifecycle with hooks run as Jobs', () => {
         binary,
       );
       expect(rejected.exitCode).not.toBe(0);
-      expect((await jobOutcomes(ns)).at(-1)).toEqual({
-        job: 'haptic-haptic-pre-rollout',
-        outcome: 'failed',
-      });
+      await expect
+        .poll(async () => (await jobOutcomes(ns)).at(-1), eventArrival)
+        .toEqual({
+          job: 'haptic-haptic-pre-rollout',
+          outcome: 'failed',
+        });
       // The guide's `kubectl logs job/haptic-haptic-pre-rollout`.
       expect(await jobLog(ns, 'haptic-haptic-pre-rollout')).toMatch(/new Secret names/);
       expect(await deploymentState(ns)).toBe(templates);
