@@ -4,7 +4,10 @@
  * to the cluster. Exit 0 accept, 1 reject, 2 usage or environment error.
  */
 import { readFile } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { isDeepStrictEqual } from 'node:util';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { templateConfigKind } from '../controller/template-config.ts';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { readPackageVersion } from '../version.ts';
 import type {
@@ -61,77 +64,121 @@ function retryAdvice({ release, namespace }: PreflightFlags): string {
   );
 }
 
+/** A lint of the release's HAProxyTemplateConfigs: the configs it linted, and its outcome. */
+interface LintOutcome {
+  readonly configs: readonly RenderedObjectView[];
+  readonly outcome: { readonly findings: readonly Finding[] } | { readonly error: unknown };
+}
+
+/** The lint of these configs; settled, so a lint nobody awaits cannot crash the process. */
+function lint(
+  configs: readonly RenderedObjectView[],
+  linting: Promise<typeof import('./template-config-lint.ts')>,
+): Promise<LintOutcome> {
+  return linting
+    .then(async ({ lintTemplateConfigs }) => ({
+      findings: await lintTemplateConfigs(configs, new Date()),
+    }))
+    .catch((error: unknown) => ({ error }))
+    .then((outcome) => ({ configs, outcome }));
+}
+
 /**
- * The lint of the release's own HAProxyTemplateConfig, started as soon as helm's output is
- * parsed, beside the live reads and the validator's rules rather than after them: its render
- * process starts a second Node, the longest step after helm. Settled, so a lint abandoned
- * because the validator rejected cannot crash the process.
+ * The lint of the release's own HAProxyTemplateConfig, started as soon as helm has answered,
+ * with the config parsed from its own document while the whole output is parsed: its render
+ * process (a second Node) renders beside the parse, the validator's rules and the live reads
+ * rather than after them. A config that cannot be parsed on its own waits for the whole parse.
  */
 function startTemplateLint(
-  rendering: Promise<readonly RenderedObjectView[]>,
+  configs: Promise<readonly RenderedObjectView[]>,
   linting: Promise<typeof import('./template-config-lint.ts')>,
-): Promise<{ readonly findings: readonly Finding[] } | { readonly error: unknown }> {
-  return Promise.all([rendering, linting]).then(
-    async ([objects, { lintTemplateConfigs }]) => ({
-      findings: await lintTemplateConfigs(objects, new Date()),
-    }),
-    (error: unknown) => ({ error }),
+): Promise<LintOutcome | undefined> {
+  return configs.then(
+    (parsed) => lint(parsed, linting),
+    () => undefined,
   );
 }
 
-/** The report with the lint's findings added (the lint's environment failure thrown). */
+/**
+ * The report with the lint's findings added (the lint's environment failure thrown). The lint
+ * counts only if it linted the configs of the whole output; otherwise they are linted now.
+ */
 async function withTemplateLint(
   report: ValidationReport,
-  lint: ReturnType<typeof startTemplateLint>,
+  early: ReturnType<typeof startTemplateLint>,
+  objects: readonly RenderedObjectView[],
+  linting: Promise<typeof import('./template-config-lint.ts')>,
 ): Promise<ValidationReport> {
-  const outcome = await lint;
+  const configs = objects.filter((object) => object.kind === templateConfigKind);
+  const started = await early;
+  const { outcome } =
+    started !== undefined && sameConfigs(started.configs, configs)
+      ? started
+      : await lint(configs, linting);
   if ('error' in outcome) throw outcome.error;
   return outcome.findings.length === 0
     ? report
     : { allowed: false, findings: [...report.findings, ...outcome.findings] };
 }
 
+function sameConfigs(
+  linted: readonly RenderedObjectView[],
+  rendered: readonly RenderedObjectView[],
+): boolean {
+  return isDeepStrictEqual(
+    linted.map((config) => config.body),
+    rendered.map((config) => config.body),
+  );
+}
+
 /** Runs the preflight and returns its exit code. */
 async function runPreflight(flags: PreflightFlags): Promise<number> {
-  // Modules load here, not at start-up, so other commands stay fast. Only what helm needs
-  // loads before it starts (the values' parse and merge, the render); helm then renders
-  // while the validator loads and runs (two cores).
-  const [{ parseValues }, { mergeValueLayers }, { createReleaseIo }] = await Promise.all([
-    import('../validation/parse-values.ts'),
-    import('../validation/values-merge.ts'),
-    import('../webhook/release-io.ts'),
-  ]);
-  const subject = `release ${flags.release} in namespace ${flags.namespace}`;
-  const texts = await Promise.all((flags.values ?? []).map(readValuesFile));
-  const layers: Record<string, unknown>[] = [];
-  for (const [index, text] of texts.entries()) {
-    const parsed = parseValues(text, `values file ${flags.values?.[index] ?? ''}`);
-    if (!parsed.ok) {
-      const { formatReport } = await import('../validation/format-report.ts');
-      process.stdout.write(
-        formatReport({ allowed: false, findings: [parsed.finding] }, flags.output, subject),
-      );
-      process.stderr.write(retryAdvice(flags));
-      return 1;
-    }
-    layers.push({ ...parsed.values });
-  }
-  const values = mergeValueLayers(layers);
-  const io = createReleaseIo({
+  // Modules load here, not at start-up, so other commands stay fast. helm starts first, before
+  // the values are read: its own start-up is about half its run, and it reads the values (on
+  // stdin) only after it. The validator then loads and runs while helm renders (two cores).
+  const [{ createReleaseIo, startReleaseRender }, { documentsOfKind, parseManifest }] =
+    await Promise.all([import('../webhook/release-io.ts'), import('../render/manifest.ts')]);
+  const ioOptions = {
     release: flags.release,
     namespace: flags.namespace,
     ...(flags.chart === undefined ? {} : { chartDir: flags.chart }),
-  });
-  const rendering = io.render(values);
-  // The speculative render is awaited (or dropped) by the validator; never left unhandled.
-  rendering.catch(() => undefined);
-  // The template lint's render process (a second Node) starts while helm renders, not after.
+  };
+  const helm = startReleaseRender(ioOptions);
+  // The template lint's render process (a second Node) starts next, to be up when helm ends.
   const renderProcess = import('../controller/template-renderer.ts').then(
     ({ startRenderProcess }) => startRenderProcess(),
   );
   renderProcess.catch(() => undefined);
   try {
-    return await checkRelease(flags, { values, io, rendering, subject });
+    const values = await readValues(flags);
+    if (!('values' in values)) {
+      helm.abandon();
+      const { formatReport } = await import('../validation/format-report.ts');
+      process.stdout.write(formatReport(values.rejected, flags.output, subjectOf(flags)));
+      process.stderr.write(retryAdvice(flags));
+      return 1;
+    }
+    const manifest = helm.output(values.values);
+    // The configs first, each from its own document, for the lint; the whole output a turn of
+    // the event loop later, once the lint has sent its render request (a parse of helm's whole
+    // output holds the thread for 25-35 ms).
+    const templateConfigs = manifest.then((text) => documentsOfKind(text, templateConfigKind));
+    const rendering = manifest.then(async (text) => {
+      await nextTurn();
+      return parseManifest(text);
+    });
+    // The speculative render is awaited (or dropped) by the validator; never left unhandled.
+    rendering.catch(() => undefined);
+    return await checkRelease(flags, {
+      values: values.values,
+      io: createReleaseIo(ioOptions),
+      templateConfigs,
+      rendering,
+      subject: subjectOf(flags),
+    });
+  } catch (error) {
+    helm.abandon();
+    throw error;
   } finally {
     // Unless the lint took it (and stopped it), on every way out: an error or a rejection.
     await renderProcess.then(
@@ -143,10 +190,34 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
   }
 }
 
+function subjectOf({ release, namespace }: PreflightFlags): string {
+  return `release ${release} in namespace ${namespace}`;
+}
+
+/** The values files read, parsed and merged in order, or the report rejecting one. */
+async function readValues(
+  flags: PreflightFlags,
+): Promise<{ readonly values: Record<string, unknown> } | { readonly rejected: ValidationReport }> {
+  const [{ parseValues }, { mergeValueLayers }] = await Promise.all([
+    import('../validation/parse-values.ts'),
+    import('../validation/values-merge.ts'),
+  ]);
+  const texts = await Promise.all((flags.values ?? []).map(readValuesFile));
+  const layers: Record<string, unknown>[] = [];
+  for (const [index, text] of texts.entries()) {
+    const parsed = parseValues(text, `values file ${flags.values?.[index] ?? ''}`);
+    if (!parsed.ok) return { rejected: { allowed: false, findings: [parsed.finding] } };
+    layers.push({ ...parsed.values });
+  }
+  return { values: mergeValueLayers(layers) };
+}
+
 /** What the preflight has started once the values are known. */
 interface Rendering {
   readonly values: Record<string, unknown>;
   readonly io: ReleaseIo;
+  /** The HAProxyTemplateConfigs, each parsed from its own document of helm's output. */
+  readonly templateConfigs: Promise<readonly RenderedObjectView[]>;
   readonly rendering: Promise<readonly RenderedObjectView[]>;
   readonly subject: string;
 }
@@ -154,11 +225,11 @@ interface Rendering {
 /** Validates the release helm is rendering, with the live reads and the template lint. */
 async function checkRelease(
   flags: PreflightFlags,
-  { values, io, rendering, subject }: Rendering,
+  { values, io, templateConfigs, rendering, subject }: Rendering,
 ): Promise<number> {
   // Loaded while helm renders and while the live reads wait on the API server, not after.
   const linting = import('./template-config-lint.ts');
-  const lint = startTemplateLint(rendering, linting);
+  const early = startTemplateLint(templateConfigs, linting);
   // Opened (its modules loaded, the kubeconfig read) while helm renders; its failure is the
   // same environment error as before, reported when the validator would first need it.
   const opening =
@@ -196,7 +267,9 @@ async function checkRelease(
       ...(live === undefined ? {} : { readLive: (reads) => readLiveState(live, reads) }),
     },
   );
-  const checked = report.allowed ? await withTemplateLint(report, lint) : report;
+  const checked = report.allowed
+    ? await withTemplateLint(report, early, await rendering, linting)
+    : report;
   process.stdout.write(formatReport(checked, flags.output, subject));
   if (!checked.allowed) process.stderr.write(retryAdvice(flags));
   return checked.allowed ? 0 : 1;

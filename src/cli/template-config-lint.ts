@@ -20,11 +20,11 @@ const nothing: ClusterSnapshot = {
   fqdnNames: new Map(),
 };
 
+/** The findings of the lint of these HAProxyTemplateConfigs (rendered objects of that kind). */
 export async function lintTemplateConfigs(
-  objects: readonly RenderedObjectView[],
+  configs: readonly RenderedObjectView[],
   now: Date,
 ): Promise<Finding[]> {
-  const configs = objects.filter((object) => object.kind === 'HAProxyTemplateConfig');
   if (configs.length === 0) return [];
   // With no Ingresses the class selects nothing, and lintOnly stops before haproxy -c, so
   // neither option is used.

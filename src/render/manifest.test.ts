@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HapticError, errorCodes } from '../errors.ts';
-import { parseManifest } from './manifest.ts';
+import { documentsOfKind, parseManifest } from './manifest.ts';
 
 const twoObjects = `---
 # Source: haptic/templates/a.yaml
@@ -158,5 +158,50 @@ describe('parseManifest', () => {
     expect(thrown).toBeInstanceOf(HapticError);
     expect(thrown).toMatchObject({ code: errorCodes.RENDER_OUTPUT_INVALID });
     expect((thrown as Error).message).toMatch(message);
+  });
+});
+
+describe('documentsOfKind', () => {
+  const withConfig = `${twoObjects}---
+# Source: haptic/templates/c.yaml
+apiVersion: haproxy-haptic.org/v1alpha1
+kind: HAProxyTemplateConfig
+metadata:
+  name: three
+spec:
+  haproxyConfig:
+    template: |
+      kind: Secret
+      --- not a marker when indented
+---
+# Source: haptic/templates/d.yaml
+apiVersion: v1
+kind: Secret
+metadata:
+  name: four
+`;
+
+  it('parses only the documents of the kind, each as the whole parse has it', () => {
+    const early = documentsOfKind(withConfig, 'HAProxyTemplateConfig');
+    const whole = parseManifest(withConfig).filter((o) => o.kind === 'HAProxyTemplateConfig');
+    expect(early.map((o) => [o.metadata.name, o.source])).toEqual([
+      ['three', 'haptic/templates/c.yaml'],
+    ]);
+    expect(early).toEqual(whole);
+  });
+
+  it('keeps every document of the kind in order, and a kind line inside a scalar is not one', () => {
+    expect(documentsOfKind(withConfig, 'Secret').map((o) => o.metadata.name)).toEqual([
+      'one',
+      'four',
+    ]);
+    expect(documentsOfKind(withConfig, 'Deployment')).toEqual([]);
+  });
+
+  it('throws as parseManifest does for a broken document of the kind', () => {
+    const broken = `---\n# Source: haptic/templates/e.yaml\nkind: Secret\nmetadata: [\n`;
+    expect(() => documentsOfKind(broken, 'Secret')).toThrow(
+      /helm rendered invalid YAML in haptic\/templates\/e.yaml/,
+    );
   });
 });

@@ -195,3 +195,21 @@ export function parseManifest(manifest: string): RenderedObject[] {
   }
   return objects;
 }
+
+/** A document marker: `---` at the start of a line, alone or before a space. */
+const documentMarker = /^---(?=\s|$)/m;
+
+/**
+ * The objects of one kind, each parsed from its own document of `manifest` (one with the line
+ * `kind: <kind>`), ahead of the whole: a head start for work that needs only them. What
+ * parseManifest makes of the whole output stays the truth; a caller compares the two and
+ * discards the head start when they differ. Throws as parseManifest does.
+ */
+export function documentsOfKind(manifest: string, kind: string): RenderedObject[] {
+  const line = `\nkind: ${kind}\n`;
+  return manifest
+    .split(documentMarker)
+    .filter((document) => `\n${document}\n`.includes(line))
+    .flatMap((document) => parseManifest(document))
+    .filter((object) => object.kind === kind);
+}

@@ -1,10 +1,10 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolPath } from '../../dev/lib/tools.ts';
 import { HapticError, errorCodes } from '../errors.ts';
-import { renderChart } from './render-chart.ts';
+import { renderChart, startRender } from './render-chart.ts';
 
 async function renderError(promise: Promise<unknown>): Promise<HapticError> {
   try {
@@ -168,3 +168,60 @@ describe('renderChart without a usable helm', () => {
     }
   });
 });
+
+describe.each(['helm', 'helm4'] as const)('startRender with %s', (binary) => {
+  const helmBin = toolPath(binary);
+  const options = { helmBin, release: 'edge', namespace: 'ingress' };
+
+  it('starts helm before its values and gives the bytes renderChart gives for them', async () => {
+    const pending = startRender(options);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const values = { controller: { replicas: 3 } };
+    const [early, whole] = await Promise.all([
+      pending.output(values),
+      renderChart({ ...options, values }),
+    ]);
+    expect(early).toBe(whole.manifest);
+    expect(early).toMatch(/^ {2}replicas: 3$/m);
+  });
+
+  it("rejects values as renderChart does, with helm's message", async () => {
+    const error = await renderError(startRender(options).output({ unknownKey: true }));
+    expect(error.code).toBe(errorCodes.RENDER_VALUES_INVALID);
+    expect(error.message).toContain("additional properties 'unknownKey' not allowed");
+  });
+});
+
+describe('startRender', () => {
+  it('stops the waiting helm when its values will not come', async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'render-test-')), 'pid');
+    const waiting = tempFile(
+      'waiting-helm',
+      `#!/bin/sh\necho $$ > ${pidFile}\nexec cat >/dev/null\n`,
+    );
+    chmodSync(waiting, 0o755);
+    const pending = startRender({ helmBin: waiting });
+    await expect
+      .poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'))
+      .toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(isRunning(pid)).toBe(true);
+    pending.abandon();
+    await expect.poll(() => isRunning(pid)).toBe(false);
+  });
+
+  it('says how to fix a missing helm binary once the values come', async () => {
+    const error = await renderError(startRender({ helmBin: '/nonexistent/helm' }).output({}));
+    expect(error.code).toBe(errorCodes.TOOL_FAILED);
+    expect(error.message).toMatch(/^\/nonexistent\/helm could not run \(.*ENOENT/);
+  });
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -68,7 +68,12 @@ async function assertReadable(path: string): Promise<void> {
   }
 }
 
-function helmArguments(options: RenderChartOptions, release: string, namespace: string): string[] {
+function helmArguments(
+  options: PendingRenderOptions & Pick<RenderChartOptions, 'valuesFiles'>,
+  release: string,
+  namespace: string,
+  valuesOnStdin: boolean,
+): string[] {
   const args = [
     'template',
     release,
@@ -78,7 +83,7 @@ function helmArguments(options: RenderChartOptions, release: string, namespace: 
   ];
   if (options.includeCrds === true) args.push('--include-crds');
   for (const file of options.valuesFiles ?? []) args.push('--values', file);
-  if (options.values !== undefined) args.push('--values', '-');
+  if (valuesOnStdin) args.push('--values', '-');
   return args;
 }
 
@@ -94,19 +99,21 @@ type HelmRun =
   | { readonly kind: 'killed'; readonly signal: string }
   | { readonly kind: 'timedOut' };
 
+/** A started helm: its stdin open until `send`, its run settled when it ends. */
+interface HelmProcess {
+  readonly run: Promise<HelmRun>;
+  /** Writes `input` (or nothing) to helm's stdin and closes it. */
+  send(input: string | undefined): void;
+  kill(): void;
+}
+
 /**
- * Runs helm with `input` on stdin (or an empty stdin), collecting its output as UTF-8 text, byte for
- * byte. node:child_process rather than execa: execa's hundred modules cost the preflight's
- * start-up more than helm's whole run.
+ * Starts helm, collecting its output as UTF-8 text, byte for byte. node:child_process rather
+ * than execa: execa's hundred modules cost the preflight's start-up more than helm's whole run.
  */
-function runHelm(
-  helmBin: string,
-  args: readonly string[],
-  input: string | undefined,
-  timeoutMs: number,
-): Promise<HelmRun> {
-  return new Promise((resolve) => {
-    const child = spawn(helmBin, args);
+function spawnHelm(helmBin: string, args: readonly string[], timeoutMs: number): HelmProcess {
+  const child = spawn(helmBin, args);
+  const run = new Promise<HelmRun>((resolve) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -133,30 +140,18 @@ function runHelm(
         });
       }
     });
-    // A helm that exits before reading all of stdin closes the pipe; its exit status says why.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
   });
+  // A helm that exits before reading all of stdin closes the pipe; its exit status says why.
+  child.stdin.on('error', () => undefined);
+  return {
+    run,
+    send: (input) => child.stdin.end(input),
+    kill: () => child.kill('SIGKILL'),
+  };
 }
 
-/**
- * Renders the chart with `helm template` (no cluster access, no lookup) and parses the
- * result. Helm's errors become a HapticError: RENDER_VALUES_INVALID when helm rejected the
- * values (schema or chart rules, with helm's message), RENDER_FAILED for other helm failures,
- * TOOL_FAILED when helm is missing, killed or too slow.
- */
-export async function renderChart(options: RenderChartOptions = {}): Promise<RenderedChart> {
-  const release = options.release ?? 'haptic';
-  const namespace = options.namespace ?? 'haptic';
-  const helmBin = options.helmBin ?? process.env.HELM_BIN ?? 'helm';
-  const timeout = options.timeoutMs ?? defaultTimeoutMs;
-  const valuesFiles = options.valuesFiles ?? [];
-  // Without files nothing is awaited before helm starts: it starts within this call, before
-  // whatever the caller does next (the preflight loads the validator while helm renders).
-  if (valuesFiles.length > 0) await Promise.all(valuesFiles.map(assertReadable));
-  const args = helmArguments(options, release, namespace);
-  const input = options.values === undefined ? undefined : JSON.stringify(options.values);
-  const run = await runHelm(helmBin, args, input, timeout);
+/** helm's output (the manifest) from its run, or the HapticError its failure means. */
+function helmOutput(run: HelmRun, helmBin: string, timeout: number, release: string): string {
   switch (run.kind) {
     case 'timedOut':
       throw new HapticError(
@@ -174,7 +169,69 @@ export async function renderChart(options: RenderChartOptions = {}): Promise<Ren
         const failure = describeHelmFailure(run.stderr, release);
         throw new HapticError(failure.code, failure.message);
       }
-      return { manifest: run.stdout, objects: parseManifest(run.stdout) };
+      return run.stdout;
     }
   }
+}
+
+/** helm, started before its values are known. */
+export interface PendingRender {
+  /**
+   * Gives helm the values (JSON on its stdin) and resolves with its output, unparsed (see
+   * parseManifest), or rejects as renderChart does. Call once.
+   */
+  output(values: Readonly<Record<string, unknown>>): Promise<string>;
+  /** Stops helm when its values will not come. */
+  abandon(): void;
+}
+
+/** What helm needs before the values: everything but them. */
+export type PendingRenderOptions = Omit<RenderChartOptions, 'values' | 'valuesFiles'>;
+
+/**
+ * Starts `helm template` now and sends it the values later: helm's own start-up is about
+ * half of its run (its Go packages' initialisation; `helm version` takes 50–60 ms of a
+ * 90 ms `helm template` here), and it reads its values only after that, so the caller reads
+ * and checks the values meanwhile.
+ */
+export function startRender(options: PendingRenderOptions = {}): PendingRender {
+  const { helm, output } = launchHelm(options, true);
+  return {
+    output: (values) => {
+      helm.send(JSON.stringify(values));
+      return output();
+    },
+    abandon: () => {
+      helm.kill();
+    },
+  };
+}
+
+/** helm started with the options' defaults applied, and what its run gives. */
+function launchHelm(
+  options: PendingRenderOptions & Pick<RenderChartOptions, 'valuesFiles'>,
+  valuesOnStdin: boolean,
+): { readonly helm: HelmProcess; readonly output: () => Promise<string> } {
+  const release = options.release ?? 'haptic';
+  const helmBin = options.helmBin ?? process.env.HELM_BIN ?? 'helm';
+  const timeout = options.timeoutMs ?? defaultTimeoutMs;
+  const args = helmArguments(options, release, options.namespace ?? 'haptic', valuesOnStdin);
+  const helm = spawnHelm(helmBin, args, timeout);
+  return { helm, output: async () => helmOutput(await helm.run, helmBin, timeout, release) };
+}
+
+/**
+ * Renders the chart with `helm template` (no cluster access, no lookup) and parses the
+ * result. Helm's errors become a HapticError: RENDER_VALUES_INVALID when helm rejected the
+ * values (schema or chart rules, with helm's message), RENDER_FAILED for other helm failures,
+ * TOOL_FAILED when helm is missing, killed or too slow.
+ */
+export async function renderChart(options: RenderChartOptions = {}): Promise<RenderedChart> {
+  const valuesFiles = options.valuesFiles ?? [];
+  if (valuesFiles.length > 0) await Promise.all(valuesFiles.map(assertReadable));
+  const { values } = options;
+  const { helm, output } = launchHelm(options, values !== undefined);
+  helm.send(values === undefined ? undefined : JSON.stringify(values));
+  const manifest = await output();
+  return { manifest, objects: parseManifest(manifest) };
 }

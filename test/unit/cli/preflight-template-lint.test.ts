@@ -44,6 +44,26 @@ describe('preflight and the release HAProxyTemplateConfig', () => {
     );
   });
 
+  it('lints the config of the whole output when the config parsed on its own differs', async () => {
+    // The lint starts on the config parsed from its own document (found by its line
+    // `kind: HAProxyTemplateConfig`); a quoted kind is not found there, only in the whole parse.
+    const chart = join(dir, 'quoted-kind');
+    cpSync(join(projectRoot, 'chart'), chart, { recursive: true });
+    const config = join(chart, 'templates/haproxytemplateconfig.yaml');
+    const text = readFileSync(config, 'utf8');
+    expect(text).toContain('\nkind: HAProxyTemplateConfig\n');
+    writeFileSync(
+      config,
+      text.replace('\nkind: HAProxyTemplateConfig\n', '\nkind: "HAProxyTemplateConfig"\n'),
+    );
+    const template = join(chart, 'files/default-template/haproxy.cfg.liquid');
+    const liquid = readFileSync(template, 'utf8');
+    writeFileSync(template, liquid.replace(/^global$/m, 'global\n  lua-load /tmp/evil.lua'));
+    const result = await preflight(chart);
+    expect(result.stdout).toContain('ERROR RenderedConfigForbidden (HAProxyTemplateConfig haptic');
+    expect(result.exitCode).toBe(1);
+  });
+
   it("accepts the chart's own template", async () => {
     const result = await preflight(join(projectRoot, 'chart'));
     expect(result.stdout).not.toContain('ERROR');
