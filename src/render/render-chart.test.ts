@@ -225,3 +225,39 @@ function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+describe("helm's Go runtime", () => {
+  const envHelm = tempFile(
+    'env-helm',
+    '#!/bin/sh\ncat >/dev/null\nprintf -- \'---\\n# Source: env.yaml\\napiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: env\\ndata:\\n  GOGC: "%s"\\n  GOMEMLIMIT: "%s"\\n  GOMAXPROCS: "%s"\\n\' "$GOGC" "$GOMEMLIMIT" "$GOMAXPROCS"\n',
+  );
+  chmodSync(envHelm, 0o755);
+  const runtimeOf = async () => (await renderChart({ helmBin: envHelm })).objects[0]?.body.data;
+
+  it('runs helm without garbage collection below 48 MiB, on one thread', async () => {
+    const keys = ['GOGC', 'GOMEMLIMIT', 'GOMAXPROCS'] as const;
+    const saved = keys.map((key) => process.env[key]);
+    delete process.env.GOGC;
+    delete process.env.GOMEMLIMIT;
+    delete process.env.GOMAXPROCS;
+    try {
+      expect(await runtimeOf()).toEqual({ GOGC: 'off', GOMEMLIMIT: '48MiB', GOMAXPROCS: '1' });
+    } finally {
+      keys.forEach((key, index) => {
+        const value = saved[index];
+        if (value !== undefined) process.env[key] = value;
+      });
+    }
+  });
+
+  it("keeps the environment's own setting", async () => {
+    const saved = process.env.GOGC;
+    process.env.GOGC = '200';
+    try {
+      expect(await runtimeOf()).toMatchObject({ GOGC: '200' });
+    } finally {
+      if (saved === undefined) delete process.env.GOGC;
+      else process.env.GOGC = saved;
+    }
+  });
+});

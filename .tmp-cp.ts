@@ -1,0 +1,13 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { startControlPlane } from './dev/lib/control-plane.ts';
+import { toolPath } from './dev/lib/tools.ts';
+const dir = mkdtempSync(join(tmpdir(), 'cp-'));
+const plane = await startControlPlane({ dir });
+const k = (args: string[]) => execa(toolPath('kubectl'), args, { env: { KUBECONFIG: plane.kubeconfigPath } });
+await k(['create', 'namespace', 'haptic']);
+await k(['create', 'secret', 'generic', 'creds', '-n', 'haptic', '--from-literal=dataplane_username=a', '--from-literal=dataplane_password=b']);
+console.log(plane.kubeconfigPath);
+await new Promise((r) => setTimeout(r, 1800_000));
