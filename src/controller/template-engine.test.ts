@@ -1,3 +1,4 @@
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readTemplateConfig } from './template-config.ts';
 import type { RoutingModel } from './routing-model.ts';
@@ -61,6 +62,21 @@ describe('the template sandbox', () => {
     ],
   ])('refuses %s', (_what, template, context, message) => {
     expect(render(template, context)).toMatch(message);
+  });
+
+  it('names months and days in English, whatever the locale of the process', async () => {
+    const script = [
+      `import { readTemplateConfig } from ${JSON.stringify(new URL('./template-config.ts', import.meta.url).href)};`,
+      `import { createTemplateEngine, parseTemplates, renderTemplates } from ${JSON.stringify(new URL('./template-engine.ts', import.meta.url).href)};`,
+      `const config = readTemplateConfig({ kind: 'HAProxyTemplateConfig', metadata: { namespace: 'haptic', name: 'haptic' }, spec: { haproxyConfig: { template: '{{ "2024-03-01T12:00:00Z" | date: "%A %B" }}' } } });`,
+      'const engine = createTemplateEngine();',
+      'const outcome = renderTemplates(engine, parseTemplates(engine, config), {});',
+      'process.stdout.write(outcome.ok ? outcome.files[0].content : outcome.message);',
+    ].join('\n');
+    const german = await execa(process.execPath, ['--input-type=module', '-e', script], {
+      env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8', TZ: 'UTC' },
+    });
+    expect(german.stdout).toBe('Friday March');
   });
 
   it('refuses file names that would escape the base directory', () => {

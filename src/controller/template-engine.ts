@@ -103,6 +103,10 @@ export function createTemplateEngine(
     renderLimit: limits.renderLimitMs,
     memoryLimit: limits.memoryLimit,
     cache: false,
+    // Named, not probed: Liquid otherwise asks Intl for the process's locale, which loads ICU's
+    // data (20-30 ms of each render process's start). The render process's environment has no
+    // LANG, so the probe said en-US too; `date` names months and days in English either way.
+    locale: 'en-US',
   });
   engine.registerFilter('raw', (value: unknown) => value);
   engine.registerTag('for', reusingForTag(escapeFilterName(engine)));

@@ -69,6 +69,40 @@ describe('loops that reuse fragments', () => {
     expect(reusing).toEqual(plain);
   });
 
+  it('decide on reuse when a body first renders: a loop first rendered empty keeps texts after', () => {
+    const config = readTemplateConfig({
+      kind: 'HAProxyTemplateConfig',
+      metadata: { namespace: 'haptic', name: 'haptic' },
+      spec: { haproxyConfig: { template: '{% for b in backends %}{{ b.name }};{% endfor %}' } },
+    });
+    if ('message' in config) throw new Error(config.message);
+    const engine = createTemplateEngine({
+      parseLimit: 10_000,
+      renderLimitMs: 5_000,
+      memoryLimit: 1_000_000,
+    });
+    const parsed = parseTemplates(engine, config);
+    if ('message' in parsed) throw new Error(parsed.message);
+    let rendered = 0;
+    const backend = () => ({
+      get name() {
+        rendered += 1;
+        return 'x';
+      },
+      toJSON: () => ({ name: 'x' }),
+    });
+    const render = (backends: unknown[]) => {
+      const result = renderTemplates(engine, parsed, { backends });
+      return result.ok ? result.files[0]?.content : result.message;
+    };
+    expect(render([])).toBe('');
+    expect(render([backend()])).toBe('x;');
+    expect(rendered).toBe(1);
+    // Kept: the item is named by its JSON, its body not rendered again.
+    expect(render([backend()])).toBe('x;');
+    expect(rendered).toBe(1);
+  });
+
   it('render as Liquid does around a loop that emits kept texts directly: offset continue, empty lists and else, non-lists, null items, a shadowed variable', () => {
     const template = [
       '{% for r in routes %}{{ r.host }};{% endfor %}|',
