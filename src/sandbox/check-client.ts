@@ -9,15 +9,24 @@
  * is a rejection of the files; a sandbox that cannot be reached, answers late or fails is
  * `unavailable`, so nothing remembers it.
  */
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { ApplyFile } from '../agent-api/apply-encoding.ts';
 import { describeError } from '../errors.ts';
 import { encodeCheckRequest } from './kept-contents.ts';
 import { type CheckOutcome, contentUnknownStatus, sandboxPaths } from './sandbox-protocol.ts';
 
-// Not `import … from 'node:http'`: a module import reads every export, and its WebSocket
-// getters load Node's bundled undici (about 45 ms of preflight's start-up, which loads this
-// module for the template lint).
-const { request } = process.getBuiltinModule('node:http');
+/**
+ * node:http's request, loaded at the first call. Not `import … from 'node:http'`: a module
+ * import reads every export, and its WebSocket getters load Node's bundled undici (about 45 ms
+ * of preflight's start-up, which loads this module for the template lint); and not when this
+ * module loads: node:http alone takes 4-6 ms, and the template lint never checks.
+ */
+function request(
+  options: RequestOptions,
+  callback: (response: IncomingMessage) => void,
+): ClientRequest {
+  return process.getBuiltinModule('node:http').request(options, callback);
+}
 
 /** A file of the set: a path relative to the base directory and its bytes. */
 export type CheckFile = ApplyFile;
