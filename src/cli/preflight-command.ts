@@ -152,7 +152,6 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
   try {
     const values = await readValues(flags);
     if (!('values' in values)) {
-      helm.abandon();
       const { formatReport } = await import('../validation/format-report.ts');
       process.stdout.write(formatReport(values.rejected, flags.output, subjectOf(flags)));
       process.stderr.write(retryAdvice(flags));
@@ -176,10 +175,9 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
       rendering,
       subject: subjectOf(flags),
     });
-  } catch (error) {
-    helm.abandon();
-    throw error;
   } finally {
+    // helm too, when the validator rejected before it ended (nothing happens to an ended one).
+    helm.abandon();
     // Unless the lint took it (and stopped it), on every way out: an error or a rejection.
     await renderProcess.then(
       (stop) => {

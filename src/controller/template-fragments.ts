@@ -5,8 +5,9 @@
  * Ingress changed renders the loop bodies of the changed routes, backends and certificates
  * only; every other iteration is a string looked up by the item's JSON text.
  *
- * A body is reused only when its output is a function of the item alone (checked once, when
- * the template is parsed): the only variable it reads from outside is the loop variable
+ * A body is reused only when its output is a function of the item alone (checked once, at
+ * the loop's first render, or, for a loop over a variable's list without parameters, at its
+ * first render with items): the only variable it reads from outside is the loop variable
  * (Liquid's static analysis), it assigns nothing, it contains only the tags listed below
  * (no `break`, `continue`, `cycle`, `increment`, `assign`, `capture`, partials), nested
  * loops have no `offset` (`offset: continue` reads a register of the render), and every
@@ -247,9 +248,10 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
     readonly #token: TagToken;
     readonly #liquid: Liquid;
     /**
-     * Whether the body is reusable is decided when a body first renders, not at parse: the
-     * analysis takes about 10 ms per configuration in a fresh process, and a render with no
-     * items (the pre-rollout Job's lint) never needs it. Undefined until decided.
+     * Whether the body is reusable is decided at render, not at parse: the analysis takes
+     * about 10 ms per configuration in a fresh process, and a loop over a variable's list
+     * without parameters decides only when it has items (the pre-rollout Job's lint, with no
+     * Ingresses, never does); any other loop decides at its first render. Undefined until then.
      */
     #decided: { readonly direct: KeptBody | undefined } | undefined;
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolPath } from '../../dev/lib/tools.ts';
 import { HapticError, errorCodes } from '../errors.ts';
+import { documentsOfKind } from './manifest.ts';
 import { renderChart, startRender } from './render-chart.ts';
 
 async function renderError(promise: Promise<unknown>): Promise<HapticError> {
@@ -183,6 +184,17 @@ describe.each(['helm', 'helm4'] as const)('startRender with %s', (binary) => {
     ]);
     expect(early).toBe(whole.manifest);
     expect(early).toMatch(/^ {2}replicas: 3$/m);
+    // Preflight's lint starts on the config parsed from its own document, and counts only if
+    // it equals the whole parse's: for the embedded chart it does.
+    const configs = documentsOfKind(early, 'HAProxyTemplateConfig');
+    expect(configs).toHaveLength(1);
+    expect(configs).toEqual(whole.objects.filter((o) => o.kind === 'HAProxyTemplateConfig'));
+  });
+
+  it('counts its time limit from the values, not from its start', async () => {
+    const pending = startRender({ ...options, timeoutMs: 1_500 });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await pending.output({})).toContain('kind: Deployment');
   });
 
   it("rejects values as renderChart does, with helm's message", async () => {
@@ -250,14 +262,18 @@ describe("helm's Go runtime", () => {
     }
   });
 
-  it("keeps the environment's own setting", async () => {
-    const saved = process.env.GOGC;
-    process.env.GOGC = '200';
+  it('leaves all three to an environment that sets one of them', async () => {
+    const saved = process.env.GOMEMLIMIT;
+    process.env.GOMEMLIMIT = '1GiB';
     try {
-      expect(await runtimeOf()).toMatchObject({ GOGC: '200' });
+      expect(await runtimeOf()).toEqual({
+        GOGC: process.env.GOGC ?? '',
+        GOMEMLIMIT: '1GiB',
+        GOMAXPROCS: process.env.GOMAXPROCS ?? '',
+      });
     } finally {
-      if (saved === undefined) delete process.env.GOGC;
-      else process.env.GOGC = saved;
+      if (saved === undefined) delete process.env.GOMEMLIMIT;
+      else process.env.GOMEMLIMIT = saved;
     }
   });
 });

@@ -108,11 +108,12 @@ interface HelmProcess {
 }
 
 /**
- * helm's Go runtime for one short render: no garbage collection until its heap nears 48 MiB (a
- * render of the chart stays below it; large values get collections from there on) and one
- * thread running Go code, so helm leaves the other core to the validator. About 30 % less CPU
- * for helm and 6-13 MB more memory (bench/preflight.ts; the Job's limit is 256 MiB). The
- * environment's own settings win.
+ * helm's Go runtime for one short render (every render: preflight's, the webhook's, the
+ * controller's): no garbage collection until its heap nears 48 MiB (a render of the chart
+ * stays below it; large values get collections from there on) and one thread running Go code,
+ * so helm leaves the other core to the process that waits for it. About 30 % less CPU for
+ * helm and 6-13 MB more memory (the Jobs' limit is 256 MiB). The three go together: an
+ * environment that sets any of them gets none of these (GOGC=off needs its GOMEMLIMIT).
  */
 const helmRuntime: Readonly<Record<string, string>> = {
   GOGC: 'off',
@@ -120,27 +121,33 @@ const helmRuntime: Readonly<Record<string, string>> = {
   GOMAXPROCS: '1',
 };
 
+function helmEnvironment(): NodeJS.ProcessEnv {
+  const own = Object.keys(helmRuntime).some((name) => process.env[name] !== undefined);
+  return own ? process.env : { ...process.env, ...helmRuntime };
+}
+
 /**
  * Starts helm, collecting its output as UTF-8 text, byte for byte. node:child_process rather
  * than execa: execa's hundred modules cost the preflight's start-up more than helm's whole run.
  */
 function spawnHelm(helmBin: string, args: readonly string[], timeoutMs: number): HelmProcess {
-  const child = spawn(helmBin, args, { env: { ...helmRuntime, ...process.env } });
+  const child = spawn(helmBin, args, { env: helmEnvironment() });
+  // Counted from the values on: a helm started before them waits for the caller, not for itself.
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  let ended = false;
   const run = new Promise<HelmRun>((resolve) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
     child.on('error', (error: NodeJS.ErrnoException) => {
+      ended = true;
       clearTimeout(timer);
       resolve({ kind: 'unstarted', reason: error.code ?? error.message });
     });
     child.on('close', (code, signal) => {
+      ended = true;
       clearTimeout(timer);
       if (timedOut) resolve({ kind: 'timedOut' });
       else if (code === null) resolve({ kind: 'killed', signal: signal ?? 'a signal' });
@@ -158,7 +165,15 @@ function spawnHelm(helmBin: string, args: readonly string[], timeoutMs: number):
   child.stdin.on('error', () => undefined);
   return {
     run,
-    send: (input) => child.stdin.end(input),
+    send: (input) => {
+      if (!ended) {
+        timer = setTimeout(() => {
+          timedOut = true;
+          child.kill('SIGKILL');
+        }, timeoutMs);
+      }
+      child.stdin.end(input);
+    },
     kill: () => child.kill('SIGKILL'),
   };
 }
