@@ -1,7 +1,25 @@
-import { ForTag } from 'liquidjs';
+import { ForTag, type Liquid } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
 import { readTemplateConfig } from './template-config.ts';
 import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
+
+const limits = { parseLimit: 10_000, renderLimitMs: 5_000, memoryLimit: 1_000_000 };
+
+/** A render of `template` on one parse by `engine` (so loops reuse fragments), per context. */
+function renderer(template: string, engine: Liquid): (context: Record<string, unknown>) => string {
+  const config = readTemplateConfig({
+    kind: 'HAProxyTemplateConfig',
+    metadata: { namespace: 'haptic', name: 'haptic' },
+    spec: { haproxyConfig: { template } },
+  });
+  if ('message' in config) throw new Error(config.message);
+  const parsed = parseTemplates(engine, config);
+  if ('message' in parsed) throw new Error(parsed.message);
+  return (context) => {
+    const result = renderTemplates(engine, parsed, context);
+    return result.ok ? (result.files[0]?.content ?? '') : result.message;
+  };
+}
 
 /**
  * Renders `template` with each context in turn on one parse (so loops reuse fragments), and
@@ -10,27 +28,13 @@ import { createTemplateEngine, parseTemplates, renderTemplates } from './templat
 function renderBothWays(
   template: string,
   contexts: readonly Record<string, unknown>[],
-  memoryLimit = 1_000_000,
+  memoryLimit = limits.memoryLimit,
 ): { readonly reusing: string[]; readonly plain: string[] } {
-  const config = readTemplateConfig({
-    kind: 'HAProxyTemplateConfig',
-    metadata: { namespace: 'haptic', name: 'haptic' },
-    spec: { haproxyConfig: { template } },
-  });
-  if ('message' in config) throw new Error(config.message);
-  const limits = { parseLimit: 10_000, renderLimitMs: 5_000, memoryLimit };
-  const reusing = createTemplateEngine(limits);
-  const plain = createTemplateEngine(limits);
-  plain.registerTag('for', ForTag);
-  const renderAll = (engine: typeof reusing): string[] => {
-    const parsed = parseTemplates(engine, config);
-    if ('message' in parsed) throw new Error(parsed.message);
-    return contexts.map((context) => {
-      const result = renderTemplates(engine, parsed, context);
-      return result.ok ? (result.files[0]?.content ?? '') : result.message;
-    });
-  };
-  return { reusing: renderAll(reusing), plain: renderAll(plain) };
+  const reusing = renderer(template, createTemplateEngine({ ...limits, memoryLimit }));
+  const plainEngine = createTemplateEngine({ ...limits, memoryLimit });
+  plainEngine.registerTag('for', ForTag);
+  const plain = renderer(template, plainEngine);
+  return { reusing: contexts.map(reusing), plain: contexts.map(plain) };
 }
 
 const words = (n: number, from = 0): string[] =>
@@ -70,19 +74,10 @@ describe('loops that reuse fragments', () => {
   });
 
   it('decide on reuse when a body first renders: a loop first rendered empty keeps texts after', () => {
-    const config = readTemplateConfig({
-      kind: 'HAProxyTemplateConfig',
-      metadata: { namespace: 'haptic', name: 'haptic' },
-      spec: { haproxyConfig: { template: '{% for b in backends %}{{ b.name }};{% endfor %}' } },
-    });
-    if ('message' in config) throw new Error(config.message);
-    const engine = createTemplateEngine({
-      parseLimit: 10_000,
-      renderLimitMs: 5_000,
-      memoryLimit: 1_000_000,
-    });
-    const parsed = parseTemplates(engine, config);
-    if ('message' in parsed) throw new Error(parsed.message);
+    const render = renderer(
+      '{% for b in backends %}{{ b.name }};{% endfor %}',
+      createTemplateEngine(limits),
+    );
     let rendered = 0;
     const backend = () => ({
       get name() {
@@ -91,15 +86,11 @@ describe('loops that reuse fragments', () => {
       },
       toJSON: () => ({ name: 'x' }),
     });
-    const render = (backends: unknown[]) => {
-      const result = renderTemplates(engine, parsed, { backends });
-      return result.ok ? result.files[0]?.content : result.message;
-    };
-    expect(render([])).toBe('');
-    expect(render([backend()])).toBe('x;');
+    expect(render({ backends: [] })).toBe('');
+    expect(render({ backends: [backend()] })).toBe('x;');
     expect(rendered).toBe(1);
     // Kept: the item is named by its JSON, its body not rendered again.
-    expect(render([backend()])).toBe('x;');
+    expect(render({ backends: [backend()] })).toBe('x;');
     expect(rendered).toBe(1);
   });
 
