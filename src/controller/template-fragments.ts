@@ -247,6 +247,8 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
   return class ReusingForTag extends ForTag {
     readonly #token: TagToken;
     readonly #liquid: Liquid;
+    /** A loop over a variable's list without parameters: the one emitted directly. */
+    readonly #directCandidate: boolean;
     /**
      * Whether the body is reusable is decided at render, not at parse: the analysis takes
      * about 10 ms per configuration in a fresh process, and a loop over a variable's list
@@ -259,6 +261,9 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
       super(token, remainTokens, liquid, parser);
       this.#token = token;
       this.#liquid = liquid;
+      this.#directCandidate =
+        TypeGuards.isPropertyAccessToken(this.collection) &&
+        Object.keys(this.hash.hash).length === 0;
     }
 
     /** The kept body this loop emits directly, if any; the body wrapped when reusable. */
@@ -268,22 +273,14 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
       if (this.templates.length > 0 && bodyIsPure(this.templates, this.variable, escapeFilter)) {
         const body = new KeptBody(this.#token, this.templates, this.variable, this.#liquid);
         this.templates = [body];
-        if (this.#directCandidate()) direct = body;
+        if (this.#directCandidate) direct = body;
       }
       this.#decided = { direct };
       return direct;
     }
 
-    /** Whether this loop can be emitted directly: over a variable's list, without parameters. */
-    #directCandidate(): boolean {
-      return (
-        TypeGuards.isPropertyAccessToken(this.collection) &&
-        Object.keys(this.hash.hash).length === 0
-      );
-    }
-
     override *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
-      if (!this.#directCandidate()) {
+      if (!this.#directCandidate) {
         this.#decide();
         yield super.render(ctx, emitter);
         return;

@@ -69,7 +69,7 @@ async function assertReadable(path: string): Promise<void> {
 }
 
 function helmArguments(
-  options: PendingRenderOptions & Pick<RenderChartOptions, 'valuesFiles'>,
+  options: Omit<RenderChartOptions, 'values'>,
   release: string,
   namespace: string,
   valuesOnStdin: boolean,
@@ -237,7 +237,7 @@ export function startRender(options: PendingRenderOptions = {}): PendingRender {
 
 /** helm started with the options' defaults applied, and what its run gives. */
 function launchHelm(
-  options: PendingRenderOptions & Pick<RenderChartOptions, 'valuesFiles'>,
+  options: Omit<RenderChartOptions, 'values'>,
   valuesOnStdin: boolean,
 ): { readonly helm: HelmProcess; readonly output: () => Promise<string> } {
   const release = options.release ?? 'haptic';
