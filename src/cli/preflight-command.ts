@@ -134,10 +134,10 @@ function sameConfigs(
 /** Runs the preflight and returns its exit code. */
 async function runPreflight(flags: PreflightFlags): Promise<number> {
   // Modules load here, not at start-up, so other commands stay fast. helm starts first, before
-  // the values are read: its own start-up is about half its run, and it reads the values (on
-  // stdin) only after it. The validator then loads and runs while helm renders (two cores).
-  const [{ createReleaseIo, startReleaseRender }, { documentsOfKind, parseManifest }] =
-    await Promise.all([import('../webhook/release-io.ts'), import('../render/manifest.ts')]);
+  // the values are read and before the YAML parser loads: its own start-up is about half its
+  // run, and it reads the values (on stdin) only after it. The validator then loads and runs
+  // while helm renders (two cores).
+  const { startReleaseRender } = await import('../webhook/release-render.ts');
   const ioOptions = {
     release: flags.release,
     namespace: flags.namespace,
@@ -149,6 +149,12 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
     ({ startRenderProcess }) => startRenderProcess(),
   );
   renderProcess.catch(() => undefined);
+  // The parser of helm's output loads while the values are read.
+  const parsing = Promise.all([
+    import('../webhook/release-io.ts'),
+    import('../render/manifest.ts'),
+  ]);
+  parsing.catch(() => undefined);
   try {
     const values = await readValues(flags);
     if (!('values' in values)) {
@@ -157,6 +163,7 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
       process.stderr.write(retryAdvice(flags));
       return 1;
     }
+    const [{ createReleaseIo }, { documentsOfKind, parseManifest }] = await parsing;
     const manifest = helm.output(values.values);
     // The configs first, each from its own document, for the lint; the whole output a turn of
     // the event loop later, once the lint has sent its render request (a parse of helm's whole

@@ -1,13 +1,7 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { HapticError, errorCodes } from '../errors.ts';
-import { packageRoot } from '../version.ts';
+import { embeddedChartDir } from './chart-dir.ts';
 import { readChartYaml } from './chart-yaml.ts';
-
-/** The chart shipped in the package (and the image): `<package>/chart`. */
-export function embeddedChartDir(): string {
-  return fileURLToPath(new URL('chart', packageRoot));
-}
 
 /** The identity fields of a Chart.yaml. */
 export interface ChartMetadata {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { embeddedChartDir } from './chart-metadata.ts';
+import { embeddedChartDir } from './chart-dir.ts';
 import { readChartYaml } from './chart-yaml.ts';
 
 function scratch(): string {

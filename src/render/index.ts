@@ -1,5 +1,6 @@
 /** Chart rendering: `helm template` of the embedded chart → typed objects. */
-export { type ChartMetadata, embeddedChartDir, readChartMetadata } from './chart-metadata.ts';
+export { type ChartMetadata, readChartMetadata } from './chart-metadata.ts';
+export { embeddedChartDir } from './chart-dir.ts';
 export { readChartYaml } from './chart-yaml.ts';
 export { type HelmFailure, describeHelmFailure } from './helm-failure.ts';
 export {

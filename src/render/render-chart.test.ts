@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { toolPath } from '../../dev/lib/tools.ts';
 import { HapticError, errorCodes } from '../errors.ts';
 import { documentsOfKind } from './manifest.ts';
-import { renderChart, startRender } from './render-chart.ts';
+import { startRender } from './helm-run.ts';
+import { renderChart } from './render-chart.ts';
 
 async function renderError(promise: Promise<unknown>): Promise<HapticError> {
   try {

@@ -3,14 +3,10 @@
  * Secret: rendering through src/render (the real `helm template` of the embedded chart) and
  * live reads through a LiveReader. The rules themselves stay pure.
  */
-import {
-  type PendingRender,
-  type PendingRenderOptions,
-  renderChart,
-  startRender,
-} from '../render/render-chart.ts';
+import { renderChart } from '../render/render-chart.ts';
 import type { LiveReads, LiveState, ReleaseIo, SecretObject, Values } from '../validation/index.ts';
 import type { SecretDecoder } from '../secrets/secret-decoder.ts';
+import { chartOptions } from './release-render.ts';
 
 /** Read-only access to what a release validation reads from the cluster. */
 export interface LiveReader {
@@ -57,22 +53,6 @@ export async function readLiveState(reader: LiveReader, reads: LiveReads): Promi
       ...(client === undefined ? {} : { client }),
     },
   };
-}
-
-/** How helm renders this release (the embedded chart unless another is named). */
-function chartOptions(options: ReleaseIoOptions): PendingRenderOptions {
-  return {
-    release: options.release,
-    namespace: options.namespace,
-    timeoutMs: options.renderTimeoutMs ?? 30_000,
-    ...(options.chartDir === undefined ? {} : { chartDir: options.chartDir }),
-    ...(options.helmBin === undefined ? {} : { helmBin: options.helmBin }),
-  };
-}
-
-/** The release's render with helm started now, before its values are known (startRender). */
-export function startReleaseRender(options: ReleaseIoOptions): PendingRender {
-  return startRender(chartOptions(options));
 }
 
 export function createReleaseIo(options: ReleaseIoOptions): ReleaseIo {
