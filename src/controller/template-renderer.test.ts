@@ -1,11 +1,17 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lastingItem } from './context-transfer.ts';
 import { readTemplateConfig } from './template-config.ts';
 import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
-import { type RenderJob, TemplateRenderer, startRenderProcess } from './template-renderer.ts';
+import {
+  type RenderJob,
+  TemplateRenderer,
+  spareNiceness,
+  startRenderProcess,
+} from './template-renderer.ts';
 
 // Liquid's own memory count is set out of the way: the hard limits are what stops these. The
 // heap is roomy, so the time limit is what a CPU-bound case meets first on any machine; the
@@ -275,6 +281,8 @@ describe('a render process started in advance', () => {
     const stop = startRenderProcess(limits);
     const [spare] = renderProcessesOf(process.pid).filter((pid) => !before.has(pid));
     expect(spare).toBeDefined();
+    // Nicer than this process, so it boots on what the command's own work leaves.
+    expect(getPriority(spare)).toBe(Math.min(19, getPriority() + spareNiceness));
     const taker = new TemplateRenderer(limits);
     try {
       const outcome = await taker.render({ key: undefined, config: config(template), context });
