@@ -127,10 +127,12 @@ function forkRenderProcess(limits: TemplateLimits): RenderProcess {
 let spare: RenderProcess | undefined;
 
 /**
- * How much nicer than this process a render process started in advance runs: it starts while
- * the command waits on something that needs the CPU more (preflight: helm, whose output the
- * render waits for anyway), so it boots on what that leaves. Once the command waits on the
- * render, nothing of the command competes with it. Measured with `bench/preflight.ts`: a live
+ * How much nicer than this process a render process started in advance runs, for its whole
+ * life (a niceness cannot be lowered again without privilege): it starts while the command
+ * waits on something that needs the CPU more (preflight: helm, whose output the render waits
+ * for anyway), so it boots on what that leaves. Its render later runs beside the command's own
+ * work (preflight's parse of helm's output) and gets the CPU that work leaves; when the command
+ * waits for it, nothing of the command competes. Measured with `bench/preflight.ts`: a live
  * preflight 3-8 ms sooner on two cores.
  */
 export const spareNiceness = 10;
@@ -158,8 +160,10 @@ export function startRenderProcess(limits: TemplateLimits = defaultTemplateLimit
 
 /**
  * The child's priority `spareNiceness` below this process's (19 at most). Raising a niceness
- * needs no privilege. Where it still fails (the child already ended, a system that refuses),
- * the child keeps this process's priority: only its start is slower to compete.
+ * needs no privilege. Best effort: on Linux it applies to the child's main thread and to the
+ * threads that thread starts later, not to a thread already started (the call comes right
+ * after the fork, before Node's start-up). Where it fails (the child already ended, a system
+ * that refuses), the child keeps this process's priority and only competes more.
  */
 function lowerPriority(child: ChildProcess): void {
   if (child.pid === undefined) return;
