@@ -53,3 +53,15 @@ for entry in "${tools[@]}"; do
   fi
   ln -sfn "$target" "$bin/$name"
 done
+
+# Modules whose files are read at run time, not only built: cert-manager's CRDs (the chart's
+# cert-manager tests, the GitOps lifecycle) and Argo CD's install manifests (the lifecycle),
+# found through their wrapper (dev/gitops/engine-process.ts moduleDir). A warm binary cache
+# builds nothing, so they are fetched here, outside any egress-guarded run, and verified by the
+# wrapper's go.sum (no checksum-database lookup); nothing is fetched when they are cached.
+if [ $# -eq 0 ]; then
+  for entry in "cert-manager github.com/cert-manager/cert-manager" "argocd github.com/argoproj/argo-cd/v3"; do
+    read -r dir module <<<"$entry"
+    (cd "$root/tools/$dir" && GOTOOLCHAIN=auto go mod download "$module")
+  done
+fi
