@@ -1,44 +1,29 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { projectRoot } from '../../../dev/lib/tools.ts';
+import { moduleDir } from '../../../dev/gitops/engine-process.ts';
 
 /**
  * cert-manager's CRDs, from its published Go module (deploy/crds/ of
  * github.com/cert-manager/cert-manager), pinned to the version the GitOps guide's
- * cert-manager profile uses. dev/install-tools.sh fetches it into the module cache (before any
- * egress-guarded run); `go mod download` in its wrapper module (tools/cert-manager) finds it
- * there, verified by the wrapper's go.sum, without asking the checksum database, and the
- * result is checked against the pinned checksum.
+ * cert-manager profile uses. The module is found as the GitOps lifecycle finds it: through its
+ * wrapper tools/cert-manager (moduleDir), whose go.sum verified it when dev/install-tools.sh
+ * fetched it, before any egress-guarded run.
  */
 export const certManagerModule = {
   path: 'github.com/cert-manager/cert-manager',
   version: 'v1.21.2',
-  sum: 'h1:UWgoYM+KLNtRlqmoWOKjKBOBUPVHeepQ6/ac3ERJW68=',
 } as const;
 
 /** The CRD manifests as one YAML stream. */
 export async function certManagerCrds(): Promise<string> {
-  const { path, version, sum } = certManagerModule;
-  const result = await execa('go', ['mod', 'download', '-json', `${path}@${version}`], {
-    cwd: join(projectRoot, 'tools', 'cert-manager'),
-    env: { GOTOOLCHAIN: 'auto' },
-    reject: false,
-  });
-  const info = (result.stdout === '' ? {} : JSON.parse(result.stdout)) as {
-    Dir?: string;
-    Sum?: string;
-    Error?: string;
-  };
-  if (info.Error !== undefined || info.Dir === undefined) {
+  const { path, version } = certManagerModule;
+  const pinned = await moduleDir('cert-manager', path);
+  if (pinned.version !== version) {
     throw new Error(
-      `${path}@${version} is not in the Go module cache (${info.Error ?? result.stderr}); run make setup (dev/install-tools.sh) first.`,
+      `tools/cert-manager pins ${path} ${pinned.version}, the GitOps guide's profile ${version}; pin one version in both.`,
     );
   }
-  if (info.Sum !== sum) {
-    throw new Error(`${path}@${version}: expected checksum ${sum}, got ${String(info.Sum)}`);
-  }
-  const dir = join(info.Dir, 'deploy', 'crds');
+  const dir = join(pinned.dir, 'deploy', 'crds');
   return readdirSync(dir)
     .filter((file) => file.endsWith('.yaml'))
     .sort()
