@@ -86,23 +86,30 @@ describe('the template context sent to the render process', () => {
     const decoder = new ContextDecoder();
     const first = encoder.encode({ backends: [backend, { name: 'plain' }] });
     expect(first.definedTexts).toEqual([JSON.stringify(backend)]);
-    const second = encoder.encode({ backends: [backend] });
+    const second = encoder.encode({ backends: [{ name: 'other' }, backend] });
     expect(second.definedIds).toEqual([]);
-    expect(second.values.backends).toEqual(first.definedIds);
+    expect(second.values.backends).toEqual([
+      JSON.stringify({ name: 'other' }),
+      ...first.definedIds,
+    ]);
     const one = decode(decoder, first).backends as unknown[];
     const two = decode(decoder, second).backends as unknown[];
     expect(one).toEqual([{ name: 'app_svc_80' }, { name: 'plain' }]);
-    expect(two[0]).toBe(one[0]);
-    expect(parsedFromText(two[0])).toBe(JSON.stringify(backend));
+    expect(two[1]).toBe(one[0]);
+    expect(parsedFromText(two[1])).toBe(JSON.stringify(backend));
   });
 
   it('gives a restarted render process (a new encoder) every text again', () => {
     const backend = lastingItem({ name: 'app_svc_80' });
     const old = new ContextEncoder();
     old.encode({ backends: [backend] });
-    const stale = old.encode({ backends: [backend] });
-    // The old encoder's ids mean nothing to a new process: refused, never a wrong render.
+    const stale = old.encode({ others: [backend] });
+    // The old encoder's ids and lists mean nothing to a new process: refused, never a wrong
+    // render.
     expect(new ContextDecoder().decode(stale)).toMatch(/names item id \d+, which it never sent/);
+    expect(new ContextDecoder().decode(old.encode({ others: [backend] }))).toMatch(
+      /keeps 1 items of list others, which holds 0/,
+    );
     const fresh = new ContextEncoder().encode({ backends: [backend] });
     expect(fresh.definedTexts).toEqual([JSON.stringify(backend)]);
     expect(decode(new ContextDecoder(), fresh).backends).toEqual([{ name: 'app_svc_80' }]);
@@ -161,6 +168,49 @@ describe('the template context sent to the render process', () => {
     expect(decode(decoder, back).list).toEqual([{ index: 0 }]);
   });
 
+  it('sends a list as an edit of the last one: only the items between the shared ends', () => {
+    const items = Array.from({ length: 6 }, (_, index) => lastingItem({ index }));
+    const encoder = new ContextEncoder();
+    const decoder = new ContextDecoder();
+    const lists: unknown[][] = [
+      items.slice(0, 5),
+      [...items.slice(0, 2), { added: true }, ...items.slice(2, 5)],
+      [...items.slice(0, 2), { added: true }, ...items.slice(2, 5)],
+      [...items.slice(1, 3), items[5], ...items.slice(3, 4)],
+      [],
+      [items[0]],
+    ];
+    const sent = lists.map((list) => encoder.encode({ list, other: list.slice(0, 1) }));
+    // An inserted item: the two before it and the three after it are counted, not sent.
+    expect(sent[1]?.values.list).toEqual({ head: 2, tail: 3, items: ['{"added":true}'] });
+    // An object made again is another item, even with the same text: sent again.
+    expect(sent[2]?.values.list).toEqual({ head: 2, tail: 3, items: ['{"added":true}'] });
+    // Nothing shared at either end: the whole list, as ids of the items the process holds.
+    expect(Array.isArray(sent[3]?.values.list)).toBe(true);
+    for (const [index, encoded] of sent.entries()) {
+      const decoded = decode(decoder, encoded);
+      // The same data as the list encoded whole, for a process that never saw the others.
+      expect(decoded.list).toEqual(JSON.parse(JSON.stringify(lists[index])));
+      expect(decoded.other).toEqual(JSON.parse(JSON.stringify(lists[index]?.slice(0, 1))));
+    }
+  });
+
+  it('refuses an edit of a list it does not hold, or keeping more items than it holds', () => {
+    const edit = (head: number, tail: number): EncodedContext => ({
+      values: { list: { head, tail, items: [] } },
+      definedIds: [],
+      definedTexts: [],
+      dropped: [],
+    });
+    expect(new ContextDecoder().decode(edit(1, 0))).toMatch(
+      /keeps 1 items of list list, which holds 0/,
+    );
+    const decoder = new ContextDecoder();
+    decode(decoder, { ...edit(0, 0), values: { list: ['1', '2'] } });
+    expect(decode(decoder, edit(1, 1)).list).toEqual([1, 2]);
+    expect(decoder.decode(edit(2, 1))).toMatch(/keeps 3 items of list list, which holds 2/);
+  });
+
   it('refuses anything but texts, ids and the lists of ids and texts', () => {
     const of = (
       values: unknown,
@@ -173,6 +223,11 @@ describe('the template context sent to the render process', () => {
       dropped: [],
     });
     expect(isEncodedContext(of({ a: '1', b: ['2', '"x"', 3] }, [3], ['{}']))).toBe(true);
+    expect(isEncodedContext(of({ a: { head: 1, tail: 0, items: ['1', 2] } }))).toBe(true);
+    expect(isEncodedContext(of({ a: { head: -1, tail: 0, items: [] } }))).toBe(false);
+    expect(isEncodedContext(of({ a: { head: 0, tail: 0.5, items: [] } }))).toBe(false);
+    expect(isEncodedContext(of({ a: { head: 0, tail: 0, items: [null] } }))).toBe(false);
+    expect(isEncodedContext(of({ a: { head: 0, tail: 0 } }))).toBe(false);
     expect(isEncodedContext(of({ a: 1 }))).toBe(false);
     expect(isEncodedContext(of({ a: ['1', 2.5] }))).toBe(false);
     expect(isEncodedContext(of({ a: ['1'] }, [1], []))).toBe(false);

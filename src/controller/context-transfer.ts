@@ -12,17 +12,31 @@
  * from, and JSON.stringify of it gives the text back. A lasting item (a backend's, reused
  * while its Service is unchanged; a route's, while its Ingress is) is encoded once, and its
  * text crosses to a render process once: then only its id (ContextEncoder, one per process).
+ * A list crosses as an edit of the last one of its name: the items it shares with it at the
+ * start and at the end (the same objects) are counted, not sent, so a review whose model
+ * differs by an Ingress sends that Ingress's items, not an id per route and backend.
  */
 
 /** A list item as sent: its JSON text, or the id of a lasting item (ContextEncoder). */
 export type SentItem = string | number;
 
 /**
- * A context as sent: a JSON text (or a lasting item's id) per list item, one JSON text for any
- * other value; with the texts of the ids new to the render process and the ids it forgets.
+ * A list as the edit of the last list of its name sent to the same process: that list's
+ * first `head` items, then `items`, then its last `tail` items.
+ */
+export interface ListEdit {
+  readonly head: number;
+  readonly tail: number;
+  readonly items: readonly SentItem[];
+}
+
+/**
+ * A context as sent: a JSON text (or a lasting item's id) per list item, the whole list or an
+ * edit of the last one of its name, one JSON text for any other value; with the texts of the
+ * ids new to the render process and the ids it forgets.
  */
 export interface EncodedContext {
-  readonly values: Readonly<Record<string, string | readonly SentItem[]>>;
+  readonly values: Readonly<Record<string, string | readonly SentItem[] | ListEdit>>;
   /** Ids new to the render process, with `definedTexts` at the same index. */
   readonly definedIds: readonly number[];
   readonly definedTexts: readonly string[];
@@ -58,12 +72,14 @@ function itemText(item: unknown): string {
  */
 export class ContextEncoder {
   readonly #ids = new Map<object, { readonly id: number; used: number }>();
+  /** The last list sent under each name, as the process holds it. */
+  readonly #lists = new Map<string, readonly unknown[]>();
   #nextId = 1;
   #render = 0;
 
   encode(context: Readonly<Record<string, unknown>>): EncodedContext {
     this.#render += 1;
-    const values: Record<string, string | readonly SentItem[]> = {};
+    const values: Record<string, string | readonly SentItem[] | ListEdit> = {};
     const definedIds: number[] = [];
     const definedTexts: string[] = [];
     const sentItem = (item: unknown): SentItem => {
@@ -83,7 +99,18 @@ export class ContextEncoder {
     for (const [name, value] of Object.entries(context)) {
       // undefined is no JSON text: the name is left out, as Liquid reads a missing name.
       if (value === undefined) continue;
-      values[name] = Array.isArray(value) ? value.map(sentItem) : JSON.stringify(value);
+      if (!Array.isArray(value)) {
+        values[name] = JSON.stringify(value);
+        continue;
+      }
+      const list: readonly unknown[] = value;
+      const last = this.#lists.get(name);
+      this.#lists.set(name, list);
+      const kept = last === undefined ? { head: 0, tail: 0 } : sharedEnds(last, list);
+      values[name] =
+        kept.head + kept.tail === 0
+          ? list.map(sentItem)
+          : { ...kept, items: list.slice(kept.head, list.length - kept.tail).map(sentItem) };
     }
     const dropped: number[] = [];
     for (const [item, kept] of this.#ids) {
@@ -93,6 +120,39 @@ export class ContextEncoder {
     }
     return { values, definedIds, definedTexts, dropped };
   }
+}
+
+/**
+ * How many items two lists share at the start and, after those, at the end: the same values
+ * (an object is the same only as itself, and context items are never changed once made).
+ */
+function sharedEnds(
+  last: readonly unknown[],
+  next: readonly unknown[],
+): { head: number; tail: number } {
+  const most = Math.min(last.length, next.length);
+  let head = 0;
+  while (head < most && last[head] === next[head]) head += 1;
+  let tail = 0;
+  while (tail < most - head && last[last.length - 1 - tail] === next[next.length - 1 - tail])
+    tail += 1;
+  return { head, tail };
+}
+
+function isSentItems(value: unknown): value is readonly SentItem[] {
+  return (
+    Array.isArray(value) &&
+    value.every((item) => typeof item === 'string' || Number.isSafeInteger(item))
+  );
+}
+
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+function isListEdit(value: unknown): value is ListEdit {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { head, tail, items } = value as Readonly<Record<string, unknown>>;
+  return isCount(head) && isCount(tail) && isSentItems(items);
 }
 
 function isIdList(value: unknown): value is readonly number[] {
@@ -109,10 +169,7 @@ export function isEncodedContext(value: unknown): value is EncodedContext {
     values !== null &&
     !Array.isArray(values) &&
     Object.values(values).every(
-      (entry) =>
-        typeof entry === 'string' ||
-        (Array.isArray(entry) &&
-          entry.every((item) => typeof item === 'string' || Number.isSafeInteger(item))),
+      (entry) => typeof entry === 'string' || isSentItems(entry) || isListEdit(entry),
     ) &&
     isIdList(fields.definedIds) &&
     Array.isArray(definedTexts) &&
@@ -136,6 +193,8 @@ export function parsedFromText(value: unknown): string | undefined {
 export class ContextDecoder {
   readonly #items = new Map<string, { readonly item: unknown; used: number }>();
   readonly #byId = new Map<number, unknown>();
+  /** The last list decoded under each name, which the next one of that name may edit. */
+  readonly #lists = new Map<string, readonly unknown[]>();
   #request = 0;
 
   decode(encoded: EncodedContext): Record<string, unknown> | string {
@@ -154,8 +213,13 @@ export class ContextDecoder {
         context[name] = JSON.parse(value);
         continue;
       }
-      const items: unknown[] = [];
-      for (const sent of value) {
+      const edit = isSentItems(value) ? { head: 0, tail: 0, items: value } : value;
+      const last = this.#lists.get(name) ?? [];
+      if (edit.head + edit.tail > last.length) {
+        return `it keeps ${String(edit.head + edit.tail)} items of list ${name}, which holds ${String(last.length)}`;
+      }
+      const items: unknown[] = last.slice(0, edit.head);
+      for (const sent of edit.items) {
         if (typeof sent === 'string') {
           used += 1;
           items.push(this.#item(sent));
@@ -164,6 +228,10 @@ export class ContextDecoder {
         if (!this.#byId.has(sent)) return `it names item id ${String(sent)}, which it never sent`;
         items.push(this.#byId.get(sent));
       }
+      for (let index = last.length - edit.tail; index < last.length; index += 1) {
+        items.push(last[index]);
+      }
+      this.#lists.set(name, items);
       context[name] = items;
     }
     // Items of older requests go once they outnumber the ones in use.
