@@ -75,6 +75,47 @@ export async function jobLog(namespace: string, name: string): Promise<string> {
   return result.stdout;
 }
 
+/** One Pod a Job ran, oldest first: its name, phase and log. */
+export interface JobPodLog {
+  readonly pod: string;
+  readonly phase: string;
+  readonly log: string;
+}
+
+/**
+ * Every Pod a Job ran, oldest first, each with its own log: `kubectl logs job/<name>` shows
+ * one Pod's, which hides that a Job needed a retry (backoffLimit) and what the failed Pod said.
+ */
+export async function jobPodLogs(namespace: string, name: string): Promise<JobPodLog[]> {
+  const listed = await kubectl([
+    'get',
+    'pods',
+    '-n',
+    namespace,
+    '-l',
+    `job-name=${name}`,
+    '-o',
+    'json',
+  ]);
+  if (listed.exitCode !== 0) throw new Error(`kubectl get pods of job/${name}: ${listed.stderr}`);
+  const pods = (
+    JSON.parse(listed.stdout) as {
+      items: {
+        metadata: { name: string; creationTimestamp: string };
+        status: { phase?: string };
+      }[];
+    }
+  ).items.sort((a, b) => a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp));
+  return Promise.all(
+    pods.map(async ({ metadata, status }) => {
+      const result = await kubectl(['logs', `pod/${metadata.name}`, '-n', namespace]);
+      if (result.exitCode !== 0)
+        throw new Error(`kubectl logs pod/${metadata.name}: ${result.stderr}`);
+      return { pod: metadata.name, phase: status.phase ?? 'Unknown', log: result.stdout };
+    }),
+  );
+}
+
 export interface JobOutcome {
   readonly job: string;
   readonly outcome: 'completed' | 'failed';

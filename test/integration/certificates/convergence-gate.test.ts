@@ -25,7 +25,7 @@ import {
   issueCa,
 } from '../../../src/pki/index.ts';
 import { identitySecretKeys, issuerSecretKeys } from '../../../src/secrets/layout.ts';
-import { adminKubeConfig, jobLog, kubectl } from '../../support/cluster.ts';
+import { adminKubeConfig, jobPodLogs, kubectl } from '../../support/cluster.ts';
 import { LocalSite, eventually } from '../controller/local-site.ts';
 
 const run = promisify(execFile);
@@ -87,9 +87,13 @@ async function renewalJob(): Promise<LogLine[]> {
   const waited = await kubectl([
     ...['wait', '--for=condition=complete', `job/${job}`, ...ns, '--timeout=5m'],
   ]);
-  if (waited.exitCode !== 0)
-    throw new Error(`job ${job}: ${waited.stderr}\n${await jobLog(site.namespace, job)}`);
-  return (await jobLog(site.namespace, job))
+  const pods = await jobPodLogs(site.namespace, job);
+  const told = pods.map(({ pod, phase, log }) => `--- Pod ${pod} (${phase}):\n${log}`).join('\n');
+  if (waited.exitCode !== 0) throw new Error(`job ${job}: ${waited.stderr}\n${told}`);
+  // One run is what the decisions below describe: a retried Job is a failure of its own.
+  if (pods.length !== 1)
+    throw new Error(`job ${job} ran ${String(pods.length)} Pods, not one:\n${told}`);
+  return (pods[0]?.log ?? '')
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as LogLine);
