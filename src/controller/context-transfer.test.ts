@@ -195,6 +195,28 @@ describe('the template context sent to the render process', () => {
     }
   });
 
+  it('gives a value decoded as it was last time as the same object', () => {
+    const backend = lastingItem({ name: 'app_svc_80' });
+    const encoder = new ContextEncoder();
+    const decoder = new ContextDecoder();
+    const contexts = [
+      { backends: [backend], settings: { timeout: 5 }, routes: [route('/a')] },
+      // The same list (an edit keeping every item), the same text, a route made again.
+      { backends: [backend], settings: { timeout: 5 }, routes: [route('/a')] },
+      { backends: [backend, lastingItem({ name: 'b' })], settings: { timeout: 6 }, routes: [] },
+    ];
+    const [first, second, third] = contexts.map((context) =>
+      decode(decoder, encoder.encode(context)),
+    );
+    expect(second?.backends).toBe(first?.backends);
+    expect(second?.settings).toBe(first?.settings);
+    // Sent whole again, its text parsed to the same item: the same list.
+    expect(second?.routes).toBe(first?.routes);
+    expect(third?.backends).not.toBe(second?.backends);
+    expect(third?.settings).toEqual({ timeout: 6 });
+    expect(third?.routes).toEqual([]);
+  });
+
   it('refuses an edit of a list it does not hold, or keeping more items than it holds', () => {
     const edit = (head: number, tail: number): EncodedContext => ({
       values: { list: { head, tail, items: [] } },

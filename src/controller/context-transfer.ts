@@ -14,7 +14,9 @@
  * text crosses to a render process once: then only its id (ContextEncoder, one per process).
  * A list crosses as an edit of the last one of its name: the items it shares with it at the
  * start and at the end (the same objects) are counted, not sent, so a review whose model
- * differs by an Ingress sends that Ingress's items, not an id per route and backend.
+ * differs by an Ingress sends that Ingress's items, not an id per route and backend. A
+ * value decoded as it was last time (the same text, or a list of the same items) is the same
+ * object as then.
  */
 
 /** A list item as sent: its JSON text, or the id of a lasting item (ContextEncoder). */
@@ -139,6 +141,10 @@ function sharedEnds(
   return { head, tail };
 }
 
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
+}
+
 function isSentItems(value: unknown): value is readonly SentItem[] {
   return (
     Array.isArray(value) &&
@@ -195,6 +201,8 @@ export class ContextDecoder {
   readonly #byId = new Map<number, unknown>();
   /** The last list decoded under each name, which the next one of that name may edit. */
   readonly #lists = new Map<string, readonly unknown[]>();
+  /** The last other value decoded under each name, with its text. */
+  readonly #values = new Map<string, { readonly text: string; readonly value: unknown }>();
   #request = 0;
 
   decode(encoded: EncodedContext): Record<string, unknown> | string {
@@ -210,7 +218,14 @@ export class ContextDecoder {
     let used = 0;
     for (const [name, value] of Object.entries(encoded.values)) {
       if (typeof value === 'string') {
-        context[name] = JSON.parse(value);
+        const last = this.#values.get(name);
+        if (last?.text === value) {
+          context[name] = last.value;
+          continue;
+        }
+        const parsed: unknown = JSON.parse(value);
+        this.#values.set(name, { text: value, value: parsed });
+        context[name] = parsed;
         continue;
       }
       const edit = isSentItems(value) ? { head: 0, tail: 0, items: value } : value;
@@ -230,6 +245,12 @@ export class ContextDecoder {
       }
       for (let index = last.length - edit.tail; index < last.length; index += 1) {
         items.push(last[index]);
+      }
+      // A list of the same items as the last is the last list: a value that did not change
+      // stays the same object, which lets a file that reads only such values be kept.
+      if (sameItems(items, last)) {
+        context[name] = last;
+        continue;
       }
       this.#lists.set(name, items);
       context[name] = items;

@@ -11,10 +11,12 @@
 import { flushCompileCache } from 'node:module';
 import { describeError } from '../errors.ts';
 import { ContextDecoder } from './context-transfer.ts';
+import { KeptFiles } from './kept-files.ts';
 import type { TemplateConfig } from './template-config.ts';
 import {
   type ParsedTemplates,
   createTemplateEngine,
+  escapeFilterName,
   parseTemplates,
   renderTemplates,
 } from './template-engine.ts';
@@ -51,6 +53,7 @@ function main(): void {
   const engine = createTemplateEngine(limits);
   const parses = new Map<string, ParsedTemplates>();
   const contexts = new ContextDecoder();
+  const kept = new KeptFiles(escapeFilterName(engine));
   /** The texts of the last successful outcome sent, by path. */
   const sent = new Map<string, string>();
 
@@ -86,6 +89,7 @@ function main(): void {
     }
     const outcome = renderTemplates(engine, parsed, context, {
       limitMs: request.limitMs,
+      kept,
       onFile: (field) => {
         send({ id: request.id, started: field });
       },

@@ -20,6 +20,7 @@
 import { Liquid, Output, type Template } from 'liquidjs';
 import { defaultApplyLimits } from '../agent-api/apply-request.ts';
 import { describeError } from '../errors.ts';
+import type { KeptFiles } from './kept-files.ts';
 import type { RoutingModel } from './routing-model.ts';
 import { lastingItem } from './context-transfer.ts';
 import { reusingForTag } from './template-fragments.ts';
@@ -114,7 +115,7 @@ export function createTemplateEngine(
 }
 
 /** The name Liquid gives the output escape it appends to every `{{ output }}`. */
-function escapeFilterName(engine: Liquid): string {
+export function escapeFilterName(engine: Liquid): string {
   const [probe] = engine.parse('{{ x }}');
   const name = probe instanceof Output ? probe.value.filters.at(-1)?.name : undefined;
   if (name === undefined) throw new Error('Liquid appended no output escape to an output.');
@@ -286,13 +287,18 @@ export function templateField(file: { readonly field: string }): string {
 /**
  * Renders every file of the configuration with `context`, all files together within
  * `limitMs` (Liquid's own check, between tags). `onFile` hears which file starts, so whoever
- * enforces the hard limit from outside can name it.
+ * enforces the hard limit from outside can name it. With `kept`, a file that would render
+ * as it did last time from the same values is that text again (kept-files.ts).
  */
 export function renderTemplates(
   engine: Liquid,
   parsed: ParsedTemplates,
   context: Record<string, unknown>,
-  options: { readonly limitMs?: number; readonly onFile?: (field: string) => void } = {},
+  options: {
+    readonly limitMs?: number;
+    readonly onFile?: (field: string) => void;
+    readonly kept?: KeptFiles;
+  } = {},
 ): RenderOutcome {
   const files: RenderedFile[] = [];
   const { namespace, name } = parsed.config;
@@ -303,7 +309,8 @@ export function renderTemplates(
     try {
       const renderOptions =
         end === undefined ? {} : { renderLimit: Math.max(1, end - performance.now()) };
-      const output: unknown = engine.renderSync(template.parsed, context, renderOptions);
+      const reused = options.kept?.reused(template.parsed, context);
+      const output: unknown = reused ?? engine.renderSync(template.parsed, context, renderOptions);
       const content = typeof output === 'string' ? output : '';
       if (content.length > maxRenderedFileBytes) {
         return {
@@ -312,6 +319,7 @@ export function renderTemplates(
           message: `HAProxyTemplateConfig ${namespace}/${name}: ${template.path} (${field}) renders to more than ${maxRenderedFileBytes} characters, more than an agent accepts in one file; render less, or split it into maps.`,
         };
       }
+      options.kept?.keep(template.parsed, context, content);
       files.push({ path: template.path, content });
     } catch (error) {
       const cause = describeError(error);

@@ -104,6 +104,21 @@ export function bodyIsPure(
   );
 }
 
+/**
+ * The names a whole template reads from its context when its output is a function of their
+ * values alone (the same parts as a reusable loop body, nothing assigned); undefined when it
+ * may depend on anything else. Loop bodies already wrapped for reuse (KeptBody) were judged
+ * pure when they were wrapped.
+ */
+export function templateInputs(
+  templates: readonly Template[],
+  escapeFilter: string,
+): readonly string[] | undefined {
+  if (!onlyPureParts(templates, escapeFilter)) return undefined;
+  const analysis = analyzeSync([...templates], { partials: false });
+  return Object.keys(analysis.locals).length === 0 ? Object.keys(analysis.globals) : undefined;
+}
+
 interface Fragment {
   readonly text: string;
   /** Memory units (Liquid's memoryLimit) rendering it used. */
