@@ -13,25 +13,15 @@
  */
 import type { ModelSlot } from './server-slots.ts';
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
-import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
-import {
-  type BackendResult,
-  type KeptBackends,
-  backendName,
-  buildBackend,
-} from './model-backends.ts';
+import type { ModelWarning } from './ingress-events.ts';
+import type { KeptBackends } from './model-backends.ts';
 import { buildCertificates } from './model-certificates.ts';
+import { type ClaimState, claimAll, editClaims, exactEntry, prefixEntry } from './route-claims.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
-import {
-  describeRoute,
-  olderFirst,
-  routeClaimKey,
-  servedHost,
-  servedPath,
-} from '../validation/ingress-claims.ts';
-import type { IngressRoute, ValidIngress } from '../validation/validate-ingress.ts';
+import { olderFirst } from '../validation/ingress-claims.ts';
+import type { ValidIngress } from '../validation/validate-ingress.ts';
 import type { IngressView } from '../validation/ingress-view.ts';
-import { type SortedList, sortedReusing } from './sorted-reuse.ts';
+import { type SortedList, sortedEdit, sortedReusing } from './sorted-reuse.ts';
 import { checkedIngress } from './checked-ingress.ts';
 
 export interface ModelRoute {
@@ -142,19 +132,6 @@ function routeOrder(a: ModelRoute, b: ModelRoute): number {
   );
 }
 
-/** A winning route's exact-map and prefix-map entries, one object each per route. */
-const exactEntries = new WeakMap<ModelRoute, MapEntry>();
-const prefixEntries = new WeakMap<ModelRoute, MapEntry>();
-
-function entryOf(cache: WeakMap<ModelRoute, MapEntry>, route: ModelRoute, key: string): MapEntry {
-  let entry = cache.get(route);
-  if (entry === undefined) {
-    entry = { key, backend: route.backend };
-    cache.set(route, entry);
-  }
-  return entry;
-}
-
 function exactOrder(a: MapEntry, b: MapEntry): number {
   return compare(a.key, b.key);
 }
@@ -174,126 +151,16 @@ function mapEntries(
   const exact = new Map<string, MapEntry>();
   const prefix: MapEntry[] = [];
   for (const route of routes) {
-    if (route.pathType === 'Exact')
-      exact.set(route.exactKey, entryOf(exactEntries, route, route.exactKey));
+    if (route.pathType === 'Exact') exact.set(route.exactKey, exactEntry(route));
   }
   for (const route of routes) {
     if (route.pathType !== 'Prefix') continue;
-    if (!exact.has(route.exactKey)) {
-      exact.set(route.exactKey, entryOf(exactEntries, route, route.exactKey));
-    }
-    prefix.push(entryOf(prefixEntries, route, route.prefixKey));
+    if (!exact.has(route.exactKey)) exact.set(route.exactKey, exactEntry(route));
+    prefix.push(prefixEntry(route));
   }
   return {
     exactMap: sortedReusing(exact.values(), previous?.exactMap, exactOrder),
     prefixMap: sortedReusing(prefix, previous?.prefixMap, prefixOrder),
-  };
-}
-
-/** One route an Ingress claims: made once per checked Ingress (checkedIngress keeps it). */
-interface Candidate {
-  readonly key: string;
-  readonly source: IngressRoute;
-  readonly route: ModelRoute;
-}
-
-const candidatesOf = new WeakMap<ValidIngress, readonly Candidate[]>();
-
-function candidates(ingress: ValidIngress): readonly Candidate[] {
-  let list = candidatesOf.get(ingress);
-  if (list === undefined) {
-    const label = objectKey(ingress.namespace, ingress.name);
-    list = ingress.routes.map((route) => {
-      const host = servedHost(route.host);
-      const path = servedPath(route.pathType, route.path);
-      return {
-        key: routeClaimKey(route),
-        source: route,
-        route: {
-          host,
-          pathType: route.pathType,
-          path,
-          exactKey: `${host}${path}`,
-          prefixKey: `${host}${path === '/' ? '/' : `${path}/`}`,
-          backend: backendName(ingress.namespace, route.service),
-          ingress: label,
-        },
-      };
-    });
-    candidatesOf.set(ingress, list);
-  }
-  return list;
-}
-
-/** The Ingresses' routes, each host and path to the oldest Ingress that claims it. */
-function claimRoutes(
-  ingresses: readonly ValidIngress[],
-  snapshot: ClusterSnapshot,
-  warnings: ModelWarning[],
-  kept: KeptBackends | undefined,
-  previous: KeptModel | undefined,
-): { routes: SortedList<ModelRoute>; backends: SortedList<ModelBackend> } {
-  const holders = new Map<string, string>();
-  const won: ModelRoute[] = [];
-  const backends = new Map<string, BackendResult>();
-  // The last build's backends stand while the Services, EndpointSlices and resolutions do.
-  const built = previous?.built;
-  const earlier =
-    built !== undefined &&
-    built.from.services === snapshot.services &&
-    built.from.endpointSlices === snapshot.endpointSlices &&
-    built.from.fqdnNames === snapshot.fqdnNames
-      ? built.backends
-      : undefined;
-  for (const ingress of ingresses) {
-    // Backends of won routes whose endpoints have problems, told to this Ingress by name.
-    let troubled: string[] | undefined;
-    for (const { key, source, route } of candidates(ingress)) {
-      const label = route.ingress;
-      const holder = holders.get(key);
-      if (holder !== undefined) {
-        // A path written twice in one Ingress is served once; another Ingress's is a conflict.
-        if (holder === label) continue;
-        warnings.push({
-          ingress: label,
-          reason: ingressEventReasons.IngressConflict,
-          message: `Ingress ${label} claims ${describeRoute(source)} in ${source.field}, which Ingress ${holder} (created earlier) already serves; that path is left out and the rest of ${label} is served. Use another host or path, or remove it from ${holder} first.`,
-        });
-        continue;
-      }
-      const name = route.backend;
-      let backend = backends.get(name);
-      if (backend === undefined) {
-        backend =
-          earlier?.get(name) ??
-          (kept === undefined
-            ? buildBackend(snapshot, ingress.namespace, source.service)
-            : kept.build(snapshot, ingress.namespace, source.service));
-        backends.set(name, backend);
-      }
-      if (backend.problems.length > 0) (troubled ??= []).push(name);
-      holders.set(key, label);
-      won.push(route);
-    }
-    if (troubled === undefined) continue;
-    const label = objectKey(ingress.namespace, ingress.name);
-    for (const name of [...new Set(troubled)].sort(compare)) {
-      for (const problem of backends.get(name)?.problems ?? []) {
-        warnings.push({ ingress: label, ...problem });
-      }
-    }
-  }
-  if (previous !== undefined) {
-    const { services, endpointSlices, fqdnNames } = snapshot;
-    previous.built = { from: { services, endpointSlices, fqdnNames }, backends };
-  }
-  return {
-    routes: sortedReusing(won, previous?.routes, routeOrder),
-    backends: sortedReusing(
-      [...backends.values()].map(({ backend }) => backend),
-      previous?.backends,
-      (a, b) => compare(a.name, b.name),
-    ),
   };
 }
 
@@ -328,20 +195,110 @@ export class KeptModel {
   prefixMap: SortedList<MapEntry> | undefined;
   backends: SortedList<ModelBackend> | undefined;
   ingresses: SortedList<ModelIngress> | undefined;
-  /** Backends of the last build, by name, while the Services and endpoints stay the same. */
-  built:
-    | {
-        readonly from: Pick<ClusterSnapshot, 'services' | 'endpointSlices' | 'fqdnNames'>;
-        readonly backends: ReadonlyMap<string, BackendResult>;
-      }
-    | undefined;
+  /** The claims of the last build, which the next edits while its backends' sources stand. */
+  claims: ClaimState | undefined;
+}
+
+/** A change of at most one Ingress per this many is edited into the last build's lists. */
+const editRatio = 16;
+
+interface ModelLists {
+  readonly routes: SortedList<ModelRoute>;
+  readonly exactMap: SortedList<MapEntry>;
+  readonly prefixMap: SortedList<MapEntry>;
+  readonly backends: SortedList<ModelBackend>;
+  readonly ingresses: SortedList<ModelIngress>;
+}
+
+function backendOrder(a: ModelBackend, b: ModelBackend): number {
+  return compare(a.name, b.name);
+}
+
+/** Every list from the claims of every Ingress, sorted from the last build's lists. */
+function builtLists(
+  valid: readonly ValidIngress[],
+  snapshot: ClusterSnapshot,
+  options: ModelOptions,
+): { readonly lists: ModelLists; readonly claims: ClaimState } {
+  const previous = options.keptModel;
+  const { state, won } = claimAll(valid, snapshot, options.keptBackends, previous?.claims);
+  const routes = sortedReusing(won, previous?.routes, routeOrder);
+  const backends = [...state.backends.values()].map(({ backend }) => backend);
+  return {
+    lists: {
+      routes,
+      ...mapEntries(routes.members, previous),
+      backends: sortedReusing(backends, previous?.backends, backendOrder),
+      ingresses: sortedReusing(valid.map(modelIngress), previous?.ingresses, byName),
+    },
+    claims: state,
+  };
+}
+
+/** The valid Ingresses the last build had and this one has not, and the other way round. */
+function changedIngresses(
+  last: SortedList<IngressView>,
+  next: SortedList<IngressView>,
+): { readonly removed: ValidIngress[]; readonly added: ValidIngress[] } {
+  const valid = (views: readonly IngressView[], other: SortedList<IngressView>): ValidIngress[] =>
+    views
+      .filter((view) => !other.members.has(view))
+      .map(checkedIngress)
+      .filter((checked): checked is ValidIngress => !isProblem(checked));
+  return { removed: valid(last.items, next), added: valid(next.items, last) };
+}
+
+/**
+ * The lists of the last build edited by the Ingresses that went and came (route-claims.ts
+ * editClaims), when it can: the last build's claims hold for this snapshot's backends and few
+ * Ingresses changed. Undefined otherwise.
+ */
+function editedLists(
+  previous: KeptModel | undefined,
+  order: SortedList<IngressView>,
+  valid: readonly ValidIngress[],
+  snapshot: ClusterSnapshot,
+  keptBackends: KeptBackends | undefined,
+): { readonly lists: ModelLists; readonly claims: ClaimState } | undefined {
+  if (previous === undefined) return undefined;
+  const { claims, order: lastOrder, routes, exactMap, prefixMap, backends, ingresses } = previous;
+  if (
+    claims === undefined ||
+    !claims.holdsFor(snapshot) ||
+    lastOrder === undefined ||
+    routes === undefined ||
+    exactMap === undefined ||
+    prefixMap === undefined ||
+    backends === undefined ||
+    ingresses === undefined
+  ) {
+    return undefined;
+  }
+  const { removed, added } = changedIngresses(lastOrder, order);
+  if ((removed.length + added.length) * editRatio > valid.length) return undefined;
+  // Kept again only once edited whole: an edit that throws leaves none half-done behind.
+  previous.claims = undefined;
+  const change = editClaims(claims, removed, added, snapshot, keptBackends);
+  const lists: ModelLists = {
+    routes: sortedEdit(routes, change.routes.removed, change.routes.added, routeOrder),
+    exactMap: sortedEdit(exactMap, change.exactMap.removed, change.exactMap.added, exactOrder),
+    prefixMap: sortedEdit(prefixMap, change.prefixMap.removed, change.prefixMap.added, prefixOrder),
+    backends: sortedEdit(backends, change.backends.removed, change.backends.added, backendOrder),
+    ingresses: sortedEdit(
+      ingresses,
+      new Set(removed.map(modelIngress)),
+      added.map(modelIngress),
+      byName,
+    ),
+  };
+  previous.claims = claims;
+  return { lists, claims };
 }
 
 /** Builds the model; `ingresses` in the snapshot are already filtered to our class. */
 export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptions): ModelResult {
   const previous = options.keptModel;
   const excluded: ExcludedIngress[] = [];
-  const warnings: ModelWarning[] = [];
   const valid: ValidIngress[] = [];
   const order = sortedReusing(snapshot.ingresses, previous?.order, olderFirst);
   for (const view of order.items) {
@@ -352,36 +309,27 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
       valid.push(checked);
     }
   }
-  const { routes, backends } = claimRoutes(
-    valid,
-    snapshot,
-    warnings,
-    options.keptBackends,
-    previous,
-  );
-  const maps = mapEntries(routes.members, previous);
+  const { lists, claims } =
+    editedLists(previous, order, valid, snapshot, options.keptBackends) ??
+    builtLists(valid, snapshot, options);
   const tls = buildCertificates(valid, snapshot, options);
-  const ingresses = sortedReusing(valid.map(modelIngress), previous?.ingresses, byName);
   if (previous !== undefined) {
     previous.order = order;
-    previous.routes = routes;
-    previous.exactMap = maps.exactMap;
-    previous.prefixMap = maps.prefixMap;
-    previous.backends = backends;
-    previous.ingresses = ingresses;
+    previous.claims = claims;
+    Object.assign(previous, lists);
   }
   return {
     model: {
-      routes: routes.items,
-      exactMap: maps.exactMap.items,
-      prefixMap: maps.prefixMap.items,
-      backends: backends.items,
+      routes: lists.routes.items,
+      exactMap: lists.exactMap.items,
+      prefixMap: lists.prefixMap.items,
+      backends: lists.backends.items,
       certificates: tls.certificates,
       defaultCertificate: tls.defaultCertificate,
-      ingresses: ingresses.items,
+      ingresses: lists.ingresses.items,
     },
     files: tls.files,
     excluded: [...excluded].sort(byName),
-    warnings: [...warnings, ...tls.warnings],
+    warnings: [...claims.warningsOf(valid), ...tls.warnings],
   };
 }

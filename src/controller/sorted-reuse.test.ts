@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sortedReusing } from './sorted-reuse.ts';
+import { sortedEdit, sortedReusing } from './sorted-reuse.ts';
 
 const byValue = (a: { v: number }, b: { v: number }): number => a.v - b.v;
 
@@ -35,5 +35,34 @@ describe('sortedReusing', () => {
     expect(sorted.items).toEqual([a, c, b]);
     expect(sorted.items[0]).toBe(a);
     expect(sortedReusing([a, c, b], sorted, byValue).items).toBe(sorted.items);
+  });
+});
+
+describe('sortedEdit', () => {
+  it('equals a sort from nothing of the previous list without the removed and with the added', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 2000 }), { maxLength: 300 }),
+        fc.array(fc.boolean(), { maxLength: 300 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 100 }), { maxLength: 6 }),
+        (values, keep, fresh) => {
+          const objects = values.map((v) => ({ v }));
+          const previous = sortedReusing(objects, undefined, byValue);
+          const removed = new Set(objects.filter((_, i) => keep[i] === false));
+          const added = fresh.map((v) => ({ v: v * 20 + 0.5 }));
+          const edited = sortedEdit(previous, removed, added, byValue);
+          const current = [...objects.filter((item) => !removed.has(item)), ...added];
+          expect(edited.items).toEqual([...current].sort(byValue));
+          expect([...edited.members].sort(byValue)).toEqual([...current].sort(byValue));
+          // The edited list is where the next sort of a similar list starts from.
+          expect(sortedReusing(current, edited, byValue).items).toEqual(edited.items);
+        },
+      ),
+    );
+  });
+
+  it('is the previous list itself when nothing is removed or added', () => {
+    const previous = sortedReusing([{ v: 2 }, { v: 1 }], undefined, byValue);
+    expect(sortedEdit(previous, new Set(), [], byValue)).toBe(previous);
   });
 });

@@ -11,6 +11,48 @@ export interface SortedList<T> {
   readonly members: ReadonlySet<T>;
 }
 
+/** A sorted list whose members are gathered when first asked for (sortedEdit's never are). */
+function lazyList<T>(items: readonly T[]): SortedList<T> {
+  let members: ReadonlySet<T> | undefined;
+  return {
+    items,
+    get members(): ReadonlySet<T> {
+      members ??= new Set(items);
+      return members;
+    },
+  };
+}
+
+/**
+ * `previous` without the items of `removed` and with `added` (items it does not hold, each
+ * once) merged in by `order`: the same list as sorting the result from nothing, made in one
+ * pass over `previous` without gathering its members. Nothing removed or added: `previous`.
+ */
+export function sortedEdit<T>(
+  previous: SortedList<T>,
+  removed: ReadonlySet<T>,
+  added: readonly T[],
+  order: (a: T, b: T) => number,
+): SortedList<T> {
+  if (removed.size === 0 && added.length === 0) return previous;
+  const adding = [...added].sort(order);
+  const result: T[] = [];
+  let next = 0;
+  for (const item of previous.items) {
+    if (removed.has(item)) continue;
+    for (let add = adding[next]; add !== undefined && order(add, item) < 0; add = adding[next]) {
+      result.push(add);
+      next += 1;
+    }
+    result.push(item);
+  }
+  for (; next < adding.length; next += 1) {
+    const add = adding[next];
+    if (add !== undefined) result.push(add);
+  }
+  return lazyList(result);
+}
+
 /** A new item per this many kept ones, at most, before merging costs more than sorting. */
 const mergeRatio = 16;
 
