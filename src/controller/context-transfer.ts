@@ -19,6 +19,8 @@
  * object as then.
  */
 
+import { sharedEnds } from './sorted-reuse.ts';
+
 /** A list item as sent: its JSON text, or the id of a lasting item (ContextEncoder). */
 export type SentItem = string | number;
 
@@ -122,23 +124,6 @@ export class ContextEncoder {
     }
     return { values, definedIds, definedTexts, dropped };
   }
-}
-
-/**
- * How many items two lists share at the start and, after those, at the end: the same values
- * (an object is the same only as itself, and context items are never changed once made).
- */
-function sharedEnds(
-  last: readonly unknown[],
-  next: readonly unknown[],
-): { head: number; tail: number } {
-  const most = Math.min(last.length, next.length);
-  let head = 0;
-  while (head < most && last[head] === next[head]) head += 1;
-  let tail = 0;
-  while (tail < most - head && last[last.length - 1 - tail] === next[next.length - 1 - tail])
-    tail += 1;
-  return { head, tail };
 }
 
 function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sortedEdit, sortedReusing } from './sorted-reuse.ts';
+import { mappedReusing, sharedEnds, sortedEdit, sortedReusing } from './sorted-reuse.ts';
 
 const byValue = (a: { v: number }, b: { v: number }): number => a.v - b.v;
 
@@ -64,5 +64,42 @@ describe('sortedEdit', () => {
   it('is the previous list itself when nothing is removed or added', () => {
     const previous = sortedReusing([{ v: 2 }, { v: 1 }], undefined, byValue);
     expect(sortedEdit(previous, new Set(), [], byValue)).toBe(previous);
+  });
+});
+
+describe('mappedReusing', () => {
+  it('equals mapping the list from nothing, whatever list was mapped last', () => {
+    const pool = Array.from({ length: 12 }, (_, v) => ({ v }));
+    const made = new Map(pool.map((item) => [item, { made: item.v }]));
+    const list = fc.array(fc.constantFrom(...pool), { maxLength: 20 });
+    fc.assert(
+      fc.property(fc.array(list, { minLength: 1, maxLength: 8 }), (lists) => {
+        let last: ReturnType<typeof mappedReusing<{ v: number }, { made: number }>> | undefined;
+        let calls = 0;
+        for (const next of lists) {
+          last = mappedReusing(next, last, (item) => {
+            calls += 1;
+            return made.get(item) ?? { made: -1 };
+          });
+          expect(last.items).toEqual(next.map((item) => made.get(item)));
+        }
+        expect(calls).toBeLessThanOrEqual(lists.reduce((sum, next) => sum + next.length, 0));
+      }),
+    );
+  });
+
+  it('maps only the items between the ends an edited list shares with the last', () => {
+    const pool = Array.from({ length: 6 }, (_, v) => ({ v }));
+    const first = mappedReusing(pool, undefined, (item) => item.v);
+    const edited = [...pool.slice(0, 2), { v: 10 }, ...pool.slice(3)];
+    const mapped: number[] = [];
+    const next = mappedReusing(edited, first, (item) => {
+      mapped.push(item.v);
+      return item.v;
+    });
+    expect(next.items).toEqual([0, 1, 10, 3, 4, 5]);
+    expect(mapped).toEqual([10]);
+    expect(sharedEnds(pool, edited)).toEqual({ head: 2, tail: 3 });
+    expect(mappedReusing(edited, next, () => -1)).toBe(next);
   });
 });

@@ -87,3 +87,46 @@ export function sortedReusing<T>(
   }
   return { items: result, members };
 }
+
+/**
+ * How many items two lists share at the start and, after those, at the end: the same values
+ * (an object is the same only as itself, and context items are never changed once made).
+ */
+export function sharedEnds(
+  last: readonly unknown[],
+  next: readonly unknown[],
+): { head: number; tail: number } {
+  if (last === next) return { head: next.length, tail: 0 };
+  const most = Math.min(last.length, next.length);
+  let head = 0;
+  while (head < most && last[head] === next[head]) head += 1;
+  let tail = 0;
+  while (tail < most - head && last[last.length - 1 - tail] === next[next.length - 1 - tail])
+    tail += 1;
+  return { head, tail };
+}
+
+/** A list and what was made of its items, which the next similar list starts from. */
+export interface MappedList<K, V> {
+  readonly list: readonly K[];
+  readonly items: readonly V[];
+}
+
+/**
+ * `list.map(make)` for a `make` that gives the same value for the same item, reusing what was
+ * made for `last` at the ends the two lists share (sharedEnds): an edited list maps only the
+ * items between.
+ */
+export function mappedReusing<K, V>(
+  list: readonly K[],
+  last: MappedList<K, V> | undefined,
+  make: (item: K) => V,
+): MappedList<K, V> {
+  if (last?.list === list) return last;
+  const { head, tail } = last === undefined ? { head: 0, tail: 0 } : sharedEnds(last.list, list);
+  const kept = last?.items ?? [];
+  const items = kept
+    .slice(0, head)
+    .concat(list.slice(head, list.length - tail).map(make), kept.slice(kept.length - tail));
+  return { list, items };
+}

@@ -23,6 +23,7 @@ import { describeError } from '../errors.ts';
 import type { KeptFiles } from './kept-files.ts';
 import type { RoutingModel } from './routing-model.ts';
 import { lastingItem } from './context-transfer.ts';
+import { type MappedList, mappedReusing } from './sorted-reuse.ts';
 import { reusingForTag } from './template-fragments.ts';
 import type { TemplateConfig } from './template-config.ts';
 
@@ -173,23 +174,44 @@ const ingressItem = itemCache((ingress: ModelIngress) => ({
   annotations: { ...ingress.annotations },
 }));
 
+/**
+ * A model list's context items. The model keeps a list that did not change as the same array
+ * and edits one that did (sorted-reuse.ts), so the items of the last list made are reused at
+ * the ends it shares with the next, and only the items between are looked up.
+ */
+function listItems<K extends object>(
+  item: (key: K) => Readonly<Record<string, unknown>>,
+): (list: readonly K[]) => readonly Readonly<Record<string, unknown>>[] {
+  let last: MappedList<K, Readonly<Record<string, unknown>>> | undefined;
+  return (list) => {
+    last = mappedReusing(list, last, item);
+    return last.items;
+  };
+}
+
+const routeItems = listItems(routeItem);
+const exactItems = listItems(entryItem);
+const prefixItems = listItems(entryItem);
+const backendItems = listItems(backendItem);
+const ingressItems = listItems(ingressItem);
+
 /** The context's names, each a function of the model (and the class name). */
 const contextValues: Readonly<
   Record<string, (model: RoutingModel, ingressClass: string) => unknown>
 > = {
   ingress_class: (_, ingressClass) => ingressClass,
   default_certificate: (model) => model.defaultCertificate,
-  routes: (model) => model.routes.map(routeItem),
-  exact_map: (model) => model.exactMap.map(entryItem),
-  prefix_map: (model) => model.prefixMap.map(entryItem),
-  backends: (model) => model.backends.map(backendItem),
+  routes: (model) => routeItems(model.routes),
+  exact_map: (model) => exactItems(model.exactMap),
+  prefix_map: (model) => prefixItems(model.prefixMap),
+  backends: (model) => backendItems(model.backends),
   certificates: (model) =>
     model.certificates.map((certificate) => ({
       file: certificate.file,
       secret: certificate.secret,
       hosts: [...certificate.hosts],
     })),
-  ingresses: (model) => model.ingresses.map(ingressItem),
+  ingresses: (model) => ingressItems(model.ingresses),
 };
 
 /**
