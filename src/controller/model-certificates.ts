@@ -48,6 +48,7 @@ export function buildCertificates(
   const holders = new Map<string, { readonly ingress: string; readonly file: string }>();
   const hostsOf = new Map<string, { readonly secret: string; readonly hosts: Set<string> }>();
   for (const ingress of ingresses) {
+    if (ingress.tls.length === 0) continue;
     const label = objectKey(ingress.namespace, ingress.name);
     for (const entry of ingress.tls) {
       const secret = objectKey(ingress.namespace, entry.secretName);
