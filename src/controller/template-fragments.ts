@@ -25,7 +25,8 @@
  *   render would be stopped: time was never a deterministic verdict).
  * Items are JSON data (the template context, templateContext), so their JSON text names them
  * (the text the render process parsed them from, when it did: context-transfer.ts).
- * What is kept is bounded: the fragments of the last two renders of each loop.
+ * What is kept is bounded: the fragments of the last two renders of each loop, and older ones
+ * only until they outnumber those of the last render twice.
  */
 import {
   type Context,
@@ -146,8 +147,10 @@ function itemInScope(ctx: Context, variable: string): unknown {
 }
 
 /**
- * The body of a reusable loop as one template: renders the original body for an item not
- * seen in the last two renders, emits the kept text otherwise.
+ * The body of a reusable loop as one template: renders the original body for an item whose
+ * text it does not keep, emits the kept text otherwise. A kept text is one lookup: each
+ * fragment records the last render that used it, and the ones no render of the last two used
+ * are dropped once they outnumber those the last render used twice.
  */
 class KeptBody implements Template {
   readonly token: TagToken;
@@ -155,8 +158,11 @@ class KeptBody implements Template {
   readonly #variable: string;
   readonly #liquid: Liquid;
   readonly #renders = new WeakSet<Context>();
-  #current = new Map<string, Fragment>();
-  #previous = new Map<string, Fragment>();
+  readonly #fragments = new Map<string, Fragment & { used: number }>();
+  /** This render's number, and how many fragments it and the one before used. */
+  #render = 0;
+  #used = 0;
+  #usedBefore = 0;
 
   constructor(token: TagToken, templates: Template[], variable: string, liquid: Liquid) {
     this.token = token;
@@ -165,30 +171,27 @@ class KeptBody implements Template {
     this.#liquid = liquid;
   }
 
-  /** The first use in a render keeps the last render's fragments as the previous ones. */
-  #begin(ctx: Context): void {
-    if (!this.#renders.has(ctx)) {
-      this.#renders.add(ctx);
-      this.#previous = this.#current;
-      this.#current = new Map();
+  /** Begins this render's bookkeeping at its first use in `ctx`'s render. */
+  begin(ctx: Context): void {
+    if (this.#renders.has(ctx)) return;
+    this.#renders.add(ctx);
+    this.#render += 1;
+    this.#usedBefore = this.#used;
+    this.#used = 0;
+    if (this.#fragments.size <= 2 * this.#usedBefore) return;
+    for (const [key, fragment] of this.#fragments) {
+      if (fragment.used < this.#render - 1) this.#fragments.delete(key);
     }
-  }
-
-  /**
-   * Begins this render's bookkeeping and names `item`, the loop variable's value in scope (the
-   * loop that set it passes it: Liquid's lookup of a scope's own JSON value gives the same
-   * value, slower); undefined for a value that is not JSON data, which is never kept.
-   */
-  keyOf(ctx: Context, item: unknown): string | undefined {
-    this.#begin(ctx);
-    return itemKey(item);
   }
 
   /** Emits the text kept under `key`; false (nothing emitted or charged) when `renderFresh` must render it. */
   emitKept(ctx: Context, emitter: Emitter, key: string): boolean {
-    const kept = this.#current.get(key) ?? this.#previous.get(key);
-    if (kept === undefined || !this.#charge(ctx, kept.units)) return false;
-    this.#current.set(key, kept);
+    const kept = this.#fragments.get(key);
+    if (kept === undefined || (kept.units > 0 && !this.#charge(ctx, kept.units))) return false;
+    if (kept.used !== this.#render) {
+      kept.used = this.#render;
+      this.#used += 1;
+    }
     emitter.write(kept.text);
     return true;
   }
@@ -221,13 +224,17 @@ class KeptBody implements Template {
     } finally {
       ctx.memoryLimit = limiter;
     }
-    if (typeof text === 'string') this.#current.set(key, { text, units });
+    if (typeof text === 'string') {
+      this.#fragments.set(key, { text, units, used: this.#render });
+      this.#used += 1;
+    }
     emitter.write(text);
   }
 
   /** As Liquid renders a body: the item read from the scope, its kept text or a fresh render. */
   *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
-    const key = this.keyOf(ctx, itemInScope(ctx, this.#variable));
+    this.begin(ctx);
+    const key = itemKey(itemInScope(ctx, this.#variable));
     if (key !== undefined && this.emitKept(ctx, emitter, key)) return;
     yield* this.renderFresh(ctx, emitter, key);
   }
@@ -314,12 +321,14 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
       ctx.setRegister(`continue-${this.variable}-${this.collection.getText()}`, items.length);
       const scope: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
       ctx.push(scope);
+      body.begin(ctx);
       try {
         for (const item of items) {
           ctx.renderLimit.check(performance.now());
           scope[this.variable] = item;
-          // Named once: a kept text is emitted at once, anything else rendered under that name.
-          const key = body.keyOf(ctx, item);
+          // Named once (the item set here is the one in scope): a kept text is emitted at once,
+          // anything else rendered under that name.
+          const key = itemKey(item);
           if (key === undefined || !body.emitKept(ctx, emitter, key)) {
             yield body.renderFresh(ctx, emitter, key);
           }
