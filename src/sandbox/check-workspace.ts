@@ -29,11 +29,17 @@ export async function createCheckWorkspace(
     const scratchDir = join(root, 'home');
     await mkdir(configDir, { mode: 0o700 });
     await mkdir(scratchDir, { mode: 0o700 });
-    for (const file of files) {
-      const target = join(configDir, file.path);
-      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-      await writeFile(target, file.content, { mode: 0o600, flag: 'wx' });
+    // Directories first, one by one (nested ones in order), then every file at once; all
+    // writes end before a failure removes the directory.
+    for (const directory of new Set(files.map((file) => dirname(join(configDir, file.path))))) {
+      await mkdir(directory, { recursive: true, mode: 0o700 });
     }
+    const writes = await Promise.allSettled(
+      files.map((file) =>
+        writeFile(join(configDir, file.path), file.content, { mode: 0o600, flag: 'wx' }),
+      ),
+    );
+    for (const write of writes) if (write.status === 'rejected') throw write.reason;
     return { configDir, scratchDir, remove };
   } catch (error) {
     await remove();
