@@ -1,4 +1,5 @@
 import { ForTag, type Liquid } from 'liquidjs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readTemplateConfig } from './template-config.ts';
 import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
@@ -163,5 +164,69 @@ describe('loops that reuse fragments', () => {
     expect(plain[0]).toMatch(/undefined variable: b\.name/);
     expect(plain[1]).toMatch(/would insert a line break/);
     expect(reusing).toEqual(plain);
+  });
+
+  it('render a list that shares its ends with the last one as Liquid does: the spans of the last text, the items between, the memory limit', () => {
+    // The items are the same objects from render to render, as the render process keeps them.
+    const pool = Array.from({ length: 120 }, (_, index) => ({ name: `item${String(index)}` }));
+    const indexes = (most: number) => fc.array(fc.nat({ max: 119 }), { maxLength: most });
+    const edit = fc.record({
+      at: fc.nat({ max: 100 }),
+      remove: fc.nat({ max: 3 }),
+      insert: indexes(3),
+    });
+    fc.assert(
+      fc.property(
+        indexes(100),
+        // Edits keep the ends; a list made anew shares items away from them (looked up when
+        // more than 64 are between the ends).
+        fc.array(fc.oneof(edit, edit, indexes(100)), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(1_000_000, 400, 200),
+        (first, steps, memoryLimit) => {
+          let list = first.map((index) => pool[index]);
+          const contexts = [{ items: list }];
+          for (const step of steps) {
+            if (Array.isArray(step)) {
+              list = step.map((index) => pool[index]);
+            } else {
+              list = [...list];
+              list.splice(step.at, step.remove, ...step.insert.map((index) => pool[index]));
+            }
+            contexts.push({ items: list });
+          }
+          const { reusing, plain } = renderBothWays(
+            '{% for w in items %}{{ w.name | split: "" | join: "-" }}\n{% endfor %}',
+            contexts,
+            memoryLimit,
+          );
+          expect(reusing).toEqual(plain);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('take an item of the last list met away from the shared ends from the last text, charging its units', () => {
+    const pool = Array.from({ length: 200 }, (_, index) => ({ name: `item${String(index)}` }));
+    const base = pool.slice(0, 150);
+    // Two renders that keep the base as a span (its fragments are no longer stamped, so the
+    // third drops them), then the base reversed and more: nothing shared at the ends, 197
+    // items between. With 3,000 memory units, 151 items fit and 197 do not.
+    const contexts = [
+      { items: base },
+      { items: [...base, pool[150]] },
+      { items: [...base, pool[151]] },
+      { items: [pool[199], ...base.slice(1).reverse(), ...pool.slice(152, 199)] },
+    ];
+    for (const memoryLimit of [1_000_000, 3_000]) {
+      const { reusing, plain } = renderBothWays(
+        '{% for w in items %}{{ w.name | split: "" | join: "-" }}\n{% endfor %}',
+        contexts,
+        memoryLimit,
+      );
+      expect(reusing).toEqual(plain);
+      expect(plain.slice(0, 3).join('')).not.toMatch(/limit exceeded/);
+      expect(plain[3]?.includes('memory alloc limit exceeded')).toBe(memoryLimit === 3_000);
+    }
   });
 });

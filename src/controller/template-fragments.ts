@@ -45,6 +45,11 @@ import {
   evalToken,
 } from 'liquidjs';
 import { parsedFromText } from './context-transfer.ts';
+import { LoopText, LoopTextBuilder } from './loop-text.ts';
+import { sharedEnds } from './sorted-reuse.ts';
+
+/** Items between the shared ends beyond which a direct loop looks them up in its last text. */
+const lastLookupItems = 64;
 
 /** Tags a reusable body may contain: none of them reads or writes state of the render. */
 const pureTags = new Set(['if', 'unless', 'case', 'for', 'comment', 'raw', 'echo', '#']);
@@ -184,28 +189,22 @@ class KeptBody implements Template {
     }
   }
 
-  /** Emits the text kept under `key`; false (nothing emitted or charged) when `renderFresh` must render it. */
-  emitKept(ctx: Context, emitter: Emitter, key: string): boolean {
+  /**
+   * The fragment kept under `key`, its memory units charged; undefined (nothing charged) when
+   * none is kept or its units exceed the limit: then `renderText` renders it (and fails there).
+   */
+  kept(ctx: Context, key: string): Fragment | undefined {
     const kept = this.#fragments.get(key);
-    if (kept === undefined || (kept.units > 0 && !this.#charge(ctx, kept.units))) return false;
+    if (kept === undefined || !this.charge(ctx, kept.units)) return undefined;
     if (kept.used !== this.#render) {
       kept.used = this.#render;
       this.#used += 1;
     }
-    emitter.write(kept.text);
-    return true;
+    return kept;
   }
 
   /** Renders the body for the item in scope, keeping its text under `key` (when it has one). */
-  *renderFresh(
-    ctx: Context,
-    emitter: Emitter,
-    key: string | undefined,
-  ): Generator<unknown, void, unknown> {
-    if (key === undefined) {
-      yield this.#liquid.renderer.renderTemplates(this.#templates, ctx, emitter);
-      return;
-    }
+  *renderText(ctx: Context, key: string | undefined): Generator<unknown, Fragment, unknown> {
     const limiter = ctx.memoryLimit;
     let units = 0;
     ctx.memoryLimit = new Proxy(limiter, {
@@ -217,30 +216,33 @@ class KeptBody implements Template {
             }
           : Reflect.get(target, property, receiver),
     });
-    let text: unknown;
+    let output: unknown;
     try {
       // Without an emitter, Liquid renders into a string as renderSync does.
-      text = yield this.#liquid.renderer.renderTemplates(this.#templates, ctx);
+      output = yield this.#liquid.renderer.renderTemplates(this.#templates, ctx);
     } finally {
       ctx.memoryLimit = limiter;
     }
-    if (typeof text === 'string') {
+    const text = typeof output === 'string' ? output : '';
+    if (key !== undefined) {
       this.#fragments.set(key, { text, units, used: this.#render });
       this.#used += 1;
     }
-    emitter.write(text);
+    return { text, units };
   }
 
   /** As Liquid renders a body: the item read from the scope, its kept text or a fresh render. */
   *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
     this.begin(ctx);
     const key = itemKey(itemInScope(ctx, this.#variable));
-    if (key !== undefined && this.emitKept(ctx, emitter, key)) return;
-    yield* this.renderFresh(ctx, emitter, key);
+    const fragment =
+      (key === undefined ? undefined : this.kept(ctx, key)) ?? (yield* this.renderText(ctx, key));
+    emitter.write(fragment.text);
   }
 
-  /** Charges a kept fragment's memory units; false (nothing charged) when over the limit. */
-  #charge(ctx: Context, units: number): boolean {
+  /** Charges memory units of kept text; false (nothing charged) when over the limit. */
+  charge(ctx: Context, units: number): boolean {
+    if (units <= 0) return true;
     try {
       ctx.memoryLimit.use(units);
       return true;
@@ -262,8 +264,11 @@ class KeptBody implements Template {
  * scope, a `forloop` object the body does not read, a render of the body list); what it
  * does for every item is what Liquid's `for` does: check the render time limit, then
  * render the body, which emits the kept text or renders it (the item named once for both).
- * It sets the `offset: continue`
- * register as Liquid's `for` does. Any other loop is Liquid's own.
+ * Such a loop also keeps the text it emitted last (loop-text.ts): the items its next list
+ * shares at the ends with the last are that text's spans, their memory units charged at once
+ * (a span that no longer fits is rendered item by item, failing where a full render fails).
+ * It sets the `offset: continue` register as Liquid's `for` does. Any other loop is Liquid's
+ * own.
  */
 export function reusingForTag(escapeFilter: string): typeof ForTag {
   return class ReusingForTag extends ForTag {
@@ -278,6 +283,8 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
      * Ingresses, never does); any other loop decides at its first render. Undefined until then.
      */
     #decided: { readonly direct: KeptBody | undefined } | undefined;
+    /** What this loop emitted directly in its last render (loop-text.ts). */
+    #lastText: LoopText | undefined;
 
     constructor(token: TagToken, remainTokens: TopLevelToken[], liquid: Liquid, parser: Parser) {
       super(token, remainTokens, liquid, parser);
@@ -319,23 +326,62 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
       }
       const items: readonly unknown[] = collection;
       ctx.setRegister(`continue-${this.variable}-${this.collection.getText()}`, items.length);
+      // A render that fails keeps no text: the next renders every item again.
+      const last = this.#lastText;
+      this.#lastText = undefined;
+      const { head, tail } =
+        last === undefined ? { head: 0, tail: 0 } : sharedEnds(last.items, items);
+      const out = new LoopTextBuilder();
       const scope: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
       ctx.push(scope);
       body.begin(ctx);
-      try {
-        for (const item of items) {
+      const variable = this.variable;
+      // An item of the last list between the ends is looked up in the last text only when
+      // many are (indexing the last list costs about as much as rendering 50 items).
+      const lookUpLast = items.length - tail - head > lastLookupItems;
+      /** An item's text in the last render's text, its units charged. */
+      const lastFragment = (item: unknown): Fragment | undefined => {
+        const index = lookUpLast ? last?.indexOf(item) : undefined;
+        const fragment = index === undefined ? undefined : last?.fragment(index);
+        return fragment !== undefined && body.charge(ctx, fragment.units) ? fragment : undefined;
+      };
+      // What Liquid's `for` does for each item: check the time limit, then render the body,
+      // which emits the kept text or renders it (the item named once for both).
+      const renderItems = function* (from: number, to: number): Generator<unknown, void, unknown> {
+        for (let index = from; index < to; index += 1) {
+          const item = items[index];
           ctx.renderLimit.check(performance.now());
-          scope[this.variable] = item;
-          // Named once (the item set here is the one in scope): a kept text is emitted at once,
-          // anything else rendered under that name.
+          scope[variable] = item;
           const key = itemKey(item);
-          if (key === undefined || !body.emitKept(ctx, emitter, key)) {
-            yield body.renderFresh(ctx, emitter, key);
-          }
+          const fragment =
+            (key === undefined ? undefined : body.kept(ctx, key)) ??
+            lastFragment(item) ??
+            (yield* body.renderText(ctx, key));
+          out.add(fragment.text, fragment.units);
+        }
+      };
+      try {
+        // A span of the last text whose units no longer fit is rendered item by item, so the
+        // memory limit fails on the item and tag it fails on without the span.
+        if (last !== undefined && head > 0 && body.charge(ctx, last.unitsOf(0, head))) {
+          ctx.renderLimit.check(performance.now());
+          out.addSpan(last, 0, head);
+        } else {
+          yield* renderItems(0, head);
+        }
+        yield* renderItems(head, items.length - tail);
+        const from = (last?.items.length ?? 0) - tail;
+        if (last !== undefined && tail > 0 && body.charge(ctx, last.unitsOf(from, from + tail))) {
+          ctx.renderLimit.check(performance.now());
+          out.addSpan(last, from, from + tail);
+        } else {
+          yield* renderItems(items.length - tail, items.length);
         }
       } finally {
         ctx.pop();
       }
+      emitter.write(out.text);
+      this.#lastText = out.done(items);
       ctx.continueCalled = ctx.breakCalled = false;
     }
   };
