@@ -133,8 +133,10 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
       }
       const parsed = kept.parse(decoded, limits.request);
       if (!parsed.ok) return parsed;
-      // Directories of earlier checks are gone before this one makes its own.
-      await Promise.all(removals);
+      // Earlier checks' directories are removed while later checks run; a check waits for
+      // them only while as many are still being removed as checks run at once, so at most
+      // twice that many directories are ever on disk.
+      if (removals.size >= limits.concurrent) await Promise.all(removals);
       const workspace = await createCheckWorkspace(options.workDir, parsed.files);
       try {
         return await runHAProxyCheck({

@@ -5,11 +5,19 @@
  * with the field and the fix, the time, memory and concurrency limits. The lint is bypassed
  * on purpose: these requests go to the socket directly, as a lint bypass would reach it.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
 import { digestOf } from '../../../src/agent-api/apply-request.ts';
 import { type CheckFile, checkHAProxyConfig } from '../../../src/sandbox/check-client.ts';
@@ -293,6 +301,44 @@ out:close()
     );
     expect(big).toMatchObject({ ok: false, failure: 'rejected' });
     expect(big.ok ? '' : big.message).toMatch(/files\[1\] \(files\/big\) is larger than 16777216/);
+  });
+
+  it('removes every check directory, never keeping more than twice the concurrent checks', async () => {
+    // Root drops to 65534 in the sandbox: its work directory must be open to it.
+    const workDir = mkdtempSync(join(tmpdir(), 'haptic-sandbox-work-'));
+    chmodSync(workDir, 0o1777);
+    const own = await startLocalSandbox({
+      dir: join(dir, 'own'),
+      extraArgs: [`--work-dir=${workDir}`, '--max-concurrent=2'],
+    });
+    const checkDirectories = (): string[] =>
+      readdirSync(workDir).flatMap((sandboxDir) =>
+        readdirSync(join(workDir, sandboxDir)).filter((name) => name.startsWith('check-')),
+      );
+    try {
+      const seen: number[] = [];
+      const check = async (round: number): Promise<void> => {
+        const outcome = await checkHAProxyConfig(
+          [
+            file('haproxy.cfg', validConfig),
+            file('maps/hosts.map', `example${String(round)}.com default\n`),
+          ],
+          { socket: own.socket },
+        );
+        expect(outcome).toEqual({ ok: true });
+        seen.push(checkDirectories().length);
+      };
+      // Back to back, then two at a time.
+      for (let round = 0; round < 4; round += 1) await check(round);
+      await Promise.all([4, 5, 6, 7].map(check));
+      expect(Math.max(...seen)).toBeLessThanOrEqual(4);
+      await vi.waitFor(() => {
+        expect(checkDirectories()).toEqual([]);
+      });
+    } finally {
+      await own.stop();
+      rmSync(workDir, { recursive: true, force: true });
+    }
   });
 
   it('answers unavailable, naming the socket, when no sandbox listens', async () => {
