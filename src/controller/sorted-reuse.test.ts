@@ -61,6 +61,34 @@ describe('sortedEdit', () => {
     );
   });
 
+  it('splices a few changes into a long list where a sort from nothing puts them', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 5000 }), { minLength: 300, maxLength: 600 }),
+        fc.uniqueArray(fc.nat({ max: 299 }), { maxLength: 4 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 250 }), { maxLength: 4 }),
+        (values, gone, fresh) => {
+          const objects = values.map((v) => ({ v }));
+          const previous = sortedReusing(objects, undefined, byValue);
+          const removed = new Set(gone.map((index) => objects[index] ?? { v: -1 }));
+          const added = fresh.map((v) => ({ v: v * 20 + 0.5 }));
+          const current = [...objects.filter((item) => !removed.has(item)), ...added];
+          expect(sortedEdit(previous, removed, added, byValue).items).toEqual(
+            [...current].sort(byValue),
+          );
+        },
+      ),
+    );
+    // An item to remove that the list does not hold is no item of it: merged past.
+    const previous = sortedReusing(
+      Array.from({ length: 300 }, (_, v) => ({ v })),
+      undefined,
+      byValue,
+    );
+    const stranger = { v: 7 };
+    expect(sortedEdit(previous, new Set([stranger]), [], byValue).items).toEqual(previous.items);
+  });
+
   it('is the previous list itself when nothing is removed or added', () => {
     const previous = sortedReusing([{ v: 2 }, { v: 1 }], undefined, byValue);
     expect(sortedEdit(previous, new Set(), [], byValue)).toBe(previous);
