@@ -7,6 +7,8 @@
  *
  * Parsed templates stay warm: a request names its templates with a key (a stored
  * HAProxyTemplateConfig's uid/resourceVersion) and the parse is reused while the key does.
+ * So does what each file rendered last (kept-files.ts): a file whose names hold the values
+ * they held then is that text again.
  */
 import { flushCompileCache } from 'node:module';
 import { describeError } from '../errors.ts';
