@@ -73,6 +73,16 @@ describe('files kept from the last render', () => {
     }
   });
 
+  it('renders every time a template that computes a name it reads', () => {
+    // `[n]` reads the name n holds: the analysis sees only `names`, which does not change.
+    const render = renderer(
+      '{% for n in names %}{% for b in [n] %}{{ b.name }} {% endfor %}{% endfor %}',
+    );
+    const names = ['backends'];
+    expect(render({ names, backends: [{ name: 'b1' }] })).toBe('b1 ');
+    expect(render({ names, backends: [{ name: 'b2' }] })).toBe('b2 ');
+  });
+
   it('keeps no failed render: the same values fail again', () => {
     const render = renderer('{{ backend.name }}{{ missing }}');
     const backend = counted('web');

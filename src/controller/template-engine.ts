@@ -24,7 +24,7 @@ import type { KeptFiles } from './kept-files.ts';
 import type { RoutingModel } from './routing-model.ts';
 import { lastingItem } from './context-transfer.ts';
 import { type MappedList, mappedReusing } from './sorted-reuse.ts';
-import { reusingForTag } from './template-fragments.ts';
+import { computesNames, reusingForTag } from './template-fragments.ts';
 import type { TemplateConfig } from './template-config.ts';
 
 export interface RenderedFile {
@@ -237,15 +237,6 @@ let analysisEngine: Liquid | undefined;
 const namesOf = new WeakMap<TemplateConfig, ReadonlySet<string> | undefined>();
 
 /**
- * A `[` that starts a variable's name (`{{ [name] }}`, `{% for x in [name] %}`) rather than
- * indexing one (`list[0]`, `map[key]`): the name is computed when rendering, so no static
- * analysis knows it. Matched in the text of Liquid's tags and outputs; a match inside a
- * string literal only makes the answer more cautious.
- */
-const computedRoot = /(?:^|[^\w\])])\[/;
-const liquidMarkup = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g;
-
-/**
  * The context names the templates of `config` can read (Liquid's static analysis of every
  * file), or undefined when that cannot be known (a name computed when rendering, a template
  * that does not parse): then every name is sent, as a template may read any of them.
@@ -256,8 +247,7 @@ export function contextNames(config: TemplateConfig): ReadonlySet<string> | unde
   try {
     analysisEngine ??= createTemplateEngine();
     for (const file of config.files) {
-      const markup = file.template.match(liquidMarkup) ?? [];
-      if (markup.some((text) => computedRoot.test(text.slice(2, -2)))) {
+      if (computesNames(file.template)) {
         names = undefined;
         break;
       }

@@ -155,6 +155,19 @@ describe('loops that reuse fragments', () => {
     }
   });
 
+  it('render every time a body that reads a name its item holds', () => {
+    const routes = [{ backend: 'web' }, { backend: 'api' }];
+    const { reusing, plain } = renderBothWays(
+      '{% for r in routes %}{% for s in [r.backend] %}{{ s }} {% endfor %}\n{% endfor %}',
+      [
+        { routes, web: ['10.0.0.1'], api: ['10.0.0.2'] },
+        { routes, web: ['10.0.0.3'], api: ['10.0.0.2'] },
+      ],
+    );
+    expect(plain[1]).toContain('10.0.0.3');
+    expect(reusing).toEqual(plain);
+  });
+
   it('fail on an item as a full render does, and keep nothing of the failure', () => {
     const { reusing, plain } = renderBothWays('{% for b in backends %}{{ b.name }}\n{% endfor %}', [
       { backends: [{ name: 'x' }, { other: 'y' }] },

@@ -8,7 +8,8 @@
  * A body is reused only when its output is a function of the item alone (checked once, at
  * the loop's first render, or, for a loop over a variable's list without parameters, at its
  * first render with items): the only variable it reads from outside is the loop variable
- * (Liquid's static analysis), it assigns nothing, it contains only the tags listed below
+ * (Liquid's static analysis, so its file names no variable it computes when rendering,
+ * `[name]`, which the analysis cannot follow), it assigns nothing, it contains only the tags listed below
  * (no `break`, `continue`, `cycle`, `increment`, `assign`, `capture`, partials), nested
  * loops have no `offset` (`offset: continue` reads a register of the render), and every
  * filter is one whose result depends on its input and arguments only (no dates, which read
@@ -50,6 +51,24 @@ import { sharedEnds } from './sorted-reuse.ts';
 
 /** Items between the shared ends beyond which a direct loop looks them up in its last text. */
 const lastLookupItems = 64;
+
+/**
+ * A `[` that starts a variable's name (`{{ [name] }}`, `{% for x in [name] %}`) rather than
+ * indexing one (`list[0]`, `map[key]`): the name is computed when rendering, so no static
+ * analysis knows it. Matched in the text of Liquid's tags and outputs; a match inside a
+ * string literal only makes the answer more cautious.
+ */
+const computedRoot = /(?:^|[^\w\])])\[/;
+const liquidMarkup = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g;
+
+/**
+ * Whether a template names a variable it computes when rendering (`[name]`): what it reads
+ * then depends on values, so neither its names nor its output follow from its text.
+ */
+export function computesNames(source: string): boolean {
+  const markup = source.match(liquidMarkup) ?? [];
+  return markup.some((text) => computedRoot.test(text.slice(2, -2)));
+}
 
 /** Tags a reusable body may contain: none of them reads or writes state of the render. */
 const pureTags = new Set(['if', 'unless', 'case', 'for', 'comment', 'raw', 'echo', '#']);
@@ -96,13 +115,19 @@ function onlyPureParts(templates: readonly Template[], escapeFilter: string): bo
   return true;
 }
 
+/** Whether the file `templates` come from computes a name anywhere (computesNames). */
+function inFileComputingNames(templates: readonly Template[]): boolean {
+  const [first] = templates;
+  return first !== undefined && computesNames(first.token.input);
+}
+
 /** Whether a loop body's output depends on the loop variable alone. */
 export function bodyIsPure(
   templates: readonly Template[],
   variable: string,
   escapeFilter: string,
 ): boolean {
-  if (!onlyPureParts(templates, escapeFilter)) return false;
+  if (inFileComputingNames(templates) || !onlyPureParts(templates, escapeFilter)) return false;
   const analysis = analyzeSync([...templates], { partials: false });
   return (
     Object.keys(analysis.locals).length === 0 &&
@@ -112,15 +137,15 @@ export function bodyIsPure(
 
 /**
  * The names a whole template reads from its context when its output is a function of their
- * values alone (the same parts as a reusable loop body, nothing assigned); undefined when it
- * may depend on anything else. Loop bodies already wrapped for reuse (KeptBody) were judged
- * pure when they were wrapped.
+ * values alone (the same parts as a reusable loop body, nothing assigned, no name computed
+ * when rendering); undefined when it may depend on anything else. Loop bodies already wrapped
+ * for reuse (KeptBody) were judged pure when they were wrapped.
  */
 export function templateInputs(
   templates: readonly Template[],
   escapeFilter: string,
 ): readonly string[] | undefined {
-  if (!onlyPureParts(templates, escapeFilter)) return undefined;
+  if (inFileComputingNames(templates) || !onlyPureParts(templates, escapeFilter)) return undefined;
   const analysis = analyzeSync([...templates], { partials: false });
   return Object.keys(analysis.locals).length === 0 ? Object.keys(analysis.globals) : undefined;
 }
