@@ -213,6 +213,9 @@ describe('the template context sent to the render process', () => {
     // Sent whole again, its text parsed to the same item: the same list.
     expect(second?.routes).toBe(first?.routes);
     expect(third?.backends).not.toBe(second?.backends);
+    // A list first seen empty stays the same empty list.
+    const empty = decode(decoder, encoder.encode({ none: [] })).none;
+    expect(decode(decoder, encoder.encode({ none: [] })).none).toBe(empty);
     expect(third?.settings).toEqual({ timeout: 6 });
     expect(third?.routes).toEqual([]);
   });

@@ -214,7 +214,8 @@ export class ContextDecoder {
         continue;
       }
       const edit = isSentItems(value) ? { head: 0, tail: 0, items: value } : value;
-      const last = this.#lists.get(name) ?? [];
+      const kept = this.#lists.get(name);
+      const last = kept ?? [];
       if (edit.head + edit.tail > last.length) {
         return `it keeps ${String(edit.head + edit.tail)} items of list ${name}, which holds ${String(last.length)}`;
       }
@@ -233,8 +234,8 @@ export class ContextDecoder {
       }
       // A list of the same items as the last is the last list: a value that did not change
       // stays the same object, which lets a file that reads only such values be kept.
-      if (sameItems(items, last)) {
-        context[name] = last;
+      if (kept !== undefined && sameItems(items, kept)) {
+        context[name] = kept;
         continue;
       }
       this.#lists.set(name, items);

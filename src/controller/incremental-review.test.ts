@@ -278,6 +278,36 @@ describe('an incremental admission review', () => {
     );
   }, 240_000);
 
+  it('keeps nothing of a build that throws: the next builds what a build from nothing builds', () => {
+    const now = new Date('2026-11-29T12:00:00Z');
+    const kept = { keptModel: new KeptModel(), keptBackends: new KeptBackends() };
+    const added = viewOf({
+      namespace: 'a',
+      name: 'one',
+      created: undefined,
+      host: 'x.example.com',
+      paths: [{ path: '/', pathType: 'Prefix', service: 'web' }],
+      tls: 'tls',
+      defaultBackend: undefined,
+      ingressClass: 'haptic',
+    });
+    if (added === undefined) throw new Error('no view');
+    buildRoutingModel({ ...base, ingresses: filler }, { now, ...kept });
+    // The certificates are built after the claims were edited: a throw there (here, reading
+    // the Secrets) must not leave the edited claims ahead of the kept lists.
+    const failing = new Map(base.secrets);
+    failing.get = () => {
+      throw new Error('secrets unreadable');
+    };
+    const next: ClusterSnapshot = { ...base, ingresses: [...filler, added] };
+    expect(() => buildRoutingModel({ ...next, secrets: failing }, { now, ...kept })).toThrow(
+      /secrets unreadable/,
+    );
+    expect(buildRoutingModel(next, { now, ...kept })).toEqual(buildRoutingModel(next, { now }));
+    const again: ClusterSnapshot = { ...base, ingresses: [...filler] };
+    expect(buildRoutingModel(again, { now, ...kept })).toEqual(buildRoutingModel(again, { now }));
+  });
+
   it('builds the model a build from nothing builds, from the sorted lists of the last one', () => {
     const now = new Date('2026-11-29T12:00:00Z');
     fc.assert(

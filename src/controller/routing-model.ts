@@ -276,7 +276,8 @@ function editedLists(
   }
   const { removed, added } = changedIngresses(lastOrder, order);
   if ((removed.length + added.length) * editRatio > valid.length) return undefined;
-  // Kept again only once edited whole: an edit that throws leaves none half-done behind.
+  // Kept again only with the lists, once the whole build is done: a build that throws leaves
+  // no claims ahead of the lists behind, and the next build is made from nothing.
   previous.claims = undefined;
   const change = editClaims(claims, removed, added, snapshot, keptBackends);
   const lists: ModelLists = {
@@ -291,7 +292,6 @@ function editedLists(
       byName,
     ),
   };
-  previous.claims = claims;
   return { lists, claims };
 }
 
