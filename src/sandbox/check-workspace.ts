@@ -10,6 +10,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DesiredFile } from '../agent-api/apply-request.ts';
 
+/** Files written at once: few open files, and a bundle's few large ones written together. */
+const writeBatch = 16;
+
 export interface CheckWorkspace {
   readonly configDir: string;
   readonly scratchDir: string;
@@ -29,17 +32,22 @@ export async function createCheckWorkspace(
     const scratchDir = join(root, 'home');
     await mkdir(configDir, { mode: 0o700 });
     await mkdir(scratchDir, { mode: 0o700 });
-    // Directories first, one by one (nested ones in order), then every file at once; all
-    // writes end before a failure removes the directory.
+    // Directories first, one by one (nested ones in order), then the files a batch at a time
+    // (a set may hold thousands: one open file each); all writes of a batch end before a
+    // failure removes the directory.
     for (const directory of new Set(files.map((file) => dirname(join(configDir, file.path))))) {
       await mkdir(directory, { recursive: true, mode: 0o700 });
     }
-    const writes = await Promise.allSettled(
-      files.map((file) =>
-        writeFile(join(configDir, file.path), file.content, { mode: 0o600, flag: 'wx' }),
-      ),
-    );
-    for (const write of writes) if (write.status === 'rejected') throw write.reason;
+    for (let start = 0; start < files.length; start += writeBatch) {
+      const writes = await Promise.allSettled(
+        files
+          .slice(start, start + writeBatch)
+          .map((file) =>
+            writeFile(join(configDir, file.path), file.content, { mode: 0o600, flag: 'wx' }),
+          ),
+      );
+      for (const write of writes) if (write.status === 'rejected') throw write.reason;
+    }
     return { configDir, scratchDir, remove };
   } catch (error) {
     await remove();

@@ -303,6 +303,27 @@ out:close()
     expect(big.ok ? '' : big.message).toMatch(/files\[1\] \(files\/big\) is larger than 16777216/);
   });
 
+  it('writes every file of a set larger than one batch of writes', async () => {
+    const maps = [
+      file('maps/hosts.map', 'example.com default\n'),
+      ...Array.from({ length: 40 }, (_, index) =>
+        file(`maps/m${String(index)}.map`, `example${String(index)}.com default\n`),
+      ),
+    ];
+    const config = validConfig.replace(
+      '  use_backend',
+      '  http-request set-var(txn.first) req.hdr(host),map(maps/m0.map)\n  http-request set-var(txn.last) req.hdr(host),map(maps/m39.map)\n  use_backend',
+    );
+    expect(
+      await checkHAProxyConfig([file('haproxy.cfg', config), ...maps], { socket: sandbox.socket }),
+    ).toEqual({ ok: true });
+    // The last map is read: without it the set is rejected.
+    const outcome = await checkHAProxyConfig([file('haproxy.cfg', config), ...maps.slice(0, 39)], {
+      socket: sandbox.socket,
+    });
+    expect(outcome).toMatchObject({ ok: false, failure: 'rejected' });
+  });
+
   it('removes every check directory, never keeping more than twice the concurrent checks', async () => {
     // Root drops to 65534 in the sandbox: its work directory must be open to it.
     const workDir = mkdtempSync(join(tmpdir(), 'haptic-sandbox-work-'));
