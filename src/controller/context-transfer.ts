@@ -126,10 +126,6 @@ export class ContextEncoder {
   }
 }
 
-function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
-  return a.length === b.length && a.every((item, index) => item === b[index]);
-}
-
 function isSentItems(value: unknown): value is readonly SentItem[] {
   return (
     Array.isArray(value) &&
@@ -234,7 +230,7 @@ export class ContextDecoder {
       }
       // A list of the same items as the last is the last list: a value that did not change
       // stays the same object, which lets a file that reads only such values be kept.
-      if (kept !== undefined && sameItems(items, kept)) {
+      if (kept?.length === items.length && sharedEnds(kept, items).head === items.length) {
         context[name] = kept;
         continue;
       }

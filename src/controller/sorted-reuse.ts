@@ -69,10 +69,20 @@ export function sortedEdit<T>(
       return lazyList(result);
     }
   }
+  return lazyList(merged(previous.items, (item) => !removed.has(item), adding, order));
+}
+
+/** The items of `sorted` that `keep` keeps, with `adding` (sorted) merged in by `order`. */
+function merged<T>(
+  sorted: readonly T[],
+  keep: (item: T) => boolean,
+  adding: readonly T[],
+  order: (a: T, b: T) => number,
+): T[] {
   const result: T[] = [];
   let next = 0;
-  for (const item of previous.items) {
-    if (removed.has(item)) continue;
+  for (const item of sorted) {
+    if (!keep(item)) continue;
     for (let add = adding[next]; add !== undefined && order(add, item) < 0; add = adding[next]) {
       result.push(add);
       next += 1;
@@ -83,7 +93,7 @@ export function sortedEdit<T>(
     const add = adding[next];
     if (add !== undefined) result.push(add);
   }
-  return lazyList(result);
+  return result;
 }
 
 /** A new item per this many kept ones, at most, before merging costs more than sorting. */
@@ -104,21 +114,7 @@ export function sortedReusing<T>(
   }
   if (added.length * mergeRatio > members.size) return { items: [...members].sort(order), members };
   added.sort(order);
-  const result: T[] = [];
-  let next = 0;
-  for (const item of previous.items) {
-    if (!members.has(item)) continue;
-    for (let add = added[next]; add !== undefined && order(add, item) < 0; add = added[next]) {
-      result.push(add);
-      next += 1;
-    }
-    result.push(item);
-  }
-  for (; next < added.length; next += 1) {
-    const add = added[next];
-    if (add !== undefined) result.push(add);
-  }
-  return { items: result, members };
+  return { items: merged(previous.items, (item) => members.has(item), added, order), members };
 }
 
 /**
