@@ -34,16 +34,15 @@ export class LoopText {
     return (this.#units[to - 1] ?? 0) - (this.#units[from - 1] ?? 0);
   }
 
-  /** Where item `index`'s text ends: the text's length up to it (0 before the first). */
+  /** Where item `index`'s text ends: the text's length up to it (0 for -1, before the first). */
   endOf(index: number): number {
     return this.#ends[index] ?? 0;
   }
 
   /** Item `index`'s own text and units. */
   fragment(index: number): { readonly text: string; readonly units: number } {
-    const start = index === 0 ? 0 : this.endOf(index - 1);
     return {
-      text: this.text.slice(start, this.endOf(index)),
+      text: this.text.slice(this.endOf(index - 1), this.endOf(index)),
       units: this.unitsOf(index, index + 1),
     };
   }
@@ -67,11 +66,6 @@ export class LoopText {
       ends.push((this.#ends[index] ?? 0) + shift);
       units.push((this.#units[index] ?? 0) + unitShift);
     }
-  }
-
-  /** The text length and units up to and including item `index`. */
-  totals(index: number): { readonly length: number; readonly units: number } {
-    return { length: this.#ends[index] ?? 0, units: this.#units[index] ?? 0 };
   }
 }
 
@@ -97,10 +91,9 @@ export class LoopTextBuilder {
   /** Items [from, to) of `last`, their text and units as they were. */
   addSpan(last: LoopText, from: number, to: number): void {
     if (to <= from) return;
-    const { length: startLength, units: startUnits } =
-      from === 0 ? { length: 0, units: 0 } : last.totals(from - 1);
+    const startLength = last.endOf(from - 1);
     const shift = this.#text.length - startLength;
-    const unitShift = this.#units - startUnits;
+    const unitShift = this.#units - last.unitsOf(0, from);
     this.#text += last.text.slice(startLength, last.endOf(to - 1));
     last.copyTotals(from, to, shift, unitShift, this.#ends, this.#unitsAfter);
     this.#units = this.#unitsAfter.at(-1) ?? 0;

@@ -385,23 +385,31 @@ export function reusingForTag(escapeFilter: string): typeof ForTag {
           out.add(fragment.text, fragment.units);
         }
       };
+      /**
+       * `count` items from `at` that are the last list's from `lastAt`: a span of the last
+       * text, or item by item when its units no longer fit, so the memory limit fails on the
+       * item and tag it fails on without the span.
+       */
+      const sharedItems = function* (
+        at: number,
+        lastAt: number,
+        count: number,
+      ): Generator<unknown, void, unknown> {
+        if (
+          last !== undefined &&
+          count > 0 &&
+          body.charge(ctx, last.unitsOf(lastAt, lastAt + count))
+        ) {
+          ctx.renderLimit.check(performance.now());
+          out.addSpan(last, lastAt, lastAt + count);
+        } else {
+          yield* renderItems(at, at + count);
+        }
+      };
       try {
-        // A span of the last text whose units no longer fit is rendered item by item, so the
-        // memory limit fails on the item and tag it fails on without the span.
-        if (last !== undefined && head > 0 && body.charge(ctx, last.unitsOf(0, head))) {
-          ctx.renderLimit.check(performance.now());
-          out.addSpan(last, 0, head);
-        } else {
-          yield* renderItems(0, head);
-        }
+        yield* sharedItems(0, 0, head);
         yield* renderItems(head, items.length - tail);
-        const from = (last?.items.length ?? 0) - tail;
-        if (last !== undefined && tail > 0 && body.charge(ctx, last.unitsOf(from, from + tail))) {
-          ctx.renderLimit.check(performance.now());
-          out.addSpan(last, from, from + tail);
-        } else {
-          yield* renderItems(items.length - tail, items.length);
-        }
+        yield* sharedItems(items.length - tail, (last?.items.length ?? 0) - tail, tail);
       } finally {
         ctx.pop();
       }
