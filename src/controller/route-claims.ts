@@ -117,6 +117,48 @@ export class ClaimState {
     );
   }
 
+  /** Counts `by` more won routes using backend `name`. */
+  use(name: string, by: number): void {
+    this.uses.set(name, (this.uses.get(name) ?? 0) + by);
+  }
+
+  /**
+   * Records `ingress`'s warnings from the claims as they stand: its lost paths, then the
+   * problems of its won routes' backends.
+   */
+  tellWarnings(ingress: ValidIngress): void {
+    let warnings: ModelWarning[] | undefined;
+    let troubled: string[] | undefined;
+    const list = candidates(ingress);
+    let mine: Set<string> | undefined;
+    for (const candidate of list) {
+      const { key, route } = candidate;
+      const holder = this.holders.get(key);
+      if (holder !== ingress) {
+        // Held by another Ingress: this path is left out.
+        const label = holder === undefined ? undefined : labelOf(holder);
+        if (label !== undefined && label !== route.ingress) {
+          (warnings ??= []).push(conflict(candidate, label));
+          continue;
+        }
+      }
+      // A path written twice is served once: its first route's backend is the one used.
+      if (list.length > 1) {
+        mine ??= new Set();
+        if (mine.has(key)) continue;
+        mine.add(key);
+      }
+      if ((this.backends.get(route.backend)?.problems.length ?? 0) > 0) {
+        (troubled ??= []).push(route.backend);
+      }
+    }
+    if (troubled !== undefined) {
+      (warnings ??= []).push(...troubleOf(ingress, troubled, this.backends));
+    }
+    if (warnings !== undefined) this.warnings.set(ingress, warnings);
+    else this.warnings.delete(ingress);
+  }
+
   /** The warnings of `ingresses` (in order), as a full build tells them. */
   warningsOf(ingresses: readonly ValidIngress[]): ModelWarning[] {
     const all: ModelWarning[] = [];
@@ -201,35 +243,26 @@ export function claimAll(
   );
   const won: ModelRoute[] = [];
   for (const ingress of ingresses) {
-    let warnings: ModelWarning[] | undefined;
-    let troubled: string[] | undefined;
     for (const candidate of candidates(ingress)) {
       const { key, route } = candidate;
       const holder = state.holders.get(key);
       if (holder !== undefined) {
-        const label = labelOf(holder);
-        // A path written twice in one Ingress is served once; another Ingress's is a conflict.
-        if (label === route.ingress) continue;
-        (warnings ??= []).push(conflict(candidate, label));
+        // A path written twice in one Ingress is served once; another Ingress's is contested.
+        if (labelOf(holder) === route.ingress) continue;
         const list = state.contested.get(key);
         if (list === undefined) state.contested.set(key, [holder, ingress]);
         else if (list.at(-1) !== ingress) list.push(ingress);
         continue;
       }
-      let backend = state.backends.get(route.backend);
-      if (backend === undefined) {
-        backend = source.build(ingress.namespace, candidate);
-        state.backends.set(route.backend, backend);
+      state.use(route.backend, 1);
+      if (!state.backends.has(route.backend)) {
+        state.backends.set(route.backend, source.build(ingress.namespace, candidate));
       }
-      state.uses.set(route.backend, (state.uses.get(route.backend) ?? 0) + 1);
-      if (backend.problems.length > 0) (troubled ??= []).push(route.backend);
       state.holders.set(key, ingress);
       won.push(route);
     }
-    if (troubled !== undefined) {
-      (warnings ??= []).push(...troubleOf(ingress, troubled, state.backends));
-    }
-    if (warnings !== undefined) state.warnings.set(ingress, warnings);
+    // Older Ingresses came first: the claims of this one's keys are settled.
+    state.tellWarnings(ingress);
   }
   return { state, won };
 }
@@ -258,11 +291,18 @@ function replace<T>(list: ListChange<T>, before: T | undefined, after: T | undef
   if (after !== undefined) list.added.push(after);
 }
 
-/** The route that holds `key`: its holder's first candidate for it. */
-function wonRoute(state: ClaimState, key: string): ModelRoute | undefined {
+/** The claim that holds `key`: its holder and the holder's first candidate for it. */
+function wonClaim(
+  state: ClaimState,
+  key: string,
+): { readonly holder: ValidIngress; readonly candidate: Candidate } | undefined {
   const holder = state.holders.get(key);
-  if (holder === undefined) return undefined;
-  return candidates(holder).find((candidate) => candidate.key === key)?.route;
+  const candidate = holder && candidates(holder).find((each) => each.key === key);
+  return holder === undefined || candidate === undefined ? undefined : { holder, candidate };
+}
+
+function wonRoute(state: ClaimState, key: string): ModelRoute | undefined {
+  return wonClaim(state, key)?.candidate.route;
 }
 
 /** The exact map's entry for a route's exact key: an Exact route's, else a Prefix route's. */
@@ -337,18 +377,16 @@ export function editClaims(
     backends: change(),
   };
   const source = new BackendSource(snapshot, kept, undefined);
+  /** The backends whose use changed, as they were before. */
   const usesChanged = new Map<string, BackendResult | undefined>();
-  const use = (route: ModelRoute, by: number, namespace: string, candidate?: Candidate): void => {
-    const name = route.backend;
+  const use = (name: string, by: number): void => {
     if (!usesChanged.has(name)) usesChanged.set(name, state.backends.get(name));
-    state.uses.set(name, (state.uses.get(name) ?? 0) + by);
-    if (candidate !== undefined && !state.backends.has(name)) {
-      state.backends.set(name, source.build(namespace, candidate));
-    }
+    state.use(name, by);
   };
   for (const [key, sample] of keys) {
     const before = wonBefore.get(key);
-    const after = wonRoute(state, key);
+    const claim = wonClaim(state, key);
+    const after = claim?.candidate.route;
     if (before === after) continue;
     replace(result.routes, before, after);
     if (sample.pathType === 'Prefix') {
@@ -358,12 +396,13 @@ export function editClaims(
         after === undefined ? undefined : prefixEntry(after),
       );
     }
-    if (before !== undefined) use(before, -1, '');
-    if (after !== undefined) {
-      const holder = state.holders.get(key);
-      const candidate = holder && candidates(holder).find((c) => c.route === after);
-      if (holder !== undefined && candidate !== undefined)
-        use(after, 1, holder.namespace, candidate);
+    if (before !== undefined) use(before.backend, -1);
+    if (claim !== undefined) {
+      const { holder, candidate } = claim;
+      use(candidate.route.backend, 1);
+      if (!state.backends.has(candidate.route.backend)) {
+        state.backends.set(candidate.route.backend, source.build(holder.namespace, candidate));
+      }
     }
   }
   for (const [name, before] of usesChanged) {
@@ -380,31 +419,8 @@ export function editClaims(
   }
 
   for (const ingress of affected) {
-    state.warnings.delete(ingress);
-    if (gone.has(ingress)) continue;
-    const warnings = ingressWarnings(state, ingress);
-    if (warnings.length > 0) state.warnings.set(ingress, warnings);
+    if (gone.has(ingress)) state.warnings.delete(ingress);
+    else state.tellWarnings(ingress);
   }
   return result;
-}
-
-/** An Ingress's warnings from the claims as they stand: its lost paths, its backends' problems. */
-function ingressWarnings(state: ClaimState, ingress: ValidIngress): ModelWarning[] {
-  const warnings: ModelWarning[] = [];
-  const troubled: string[] = [];
-  const mine = new Set<string>();
-  for (const candidate of candidates(ingress)) {
-    const { key, route } = candidate;
-    const holder = state.holders.get(key);
-    const label = holder === undefined ? undefined : labelOf(holder);
-    if (label !== undefined && label !== route.ingress) {
-      warnings.push(conflict(candidate, label));
-      continue;
-    }
-    if (mine.has(key)) continue;
-    mine.add(key);
-    if ((state.backends.get(route.backend)?.problems.length ?? 0) > 0) troubled.push(route.backend);
-  }
-  if (troubled.length > 0) warnings.push(...troubleOf(ingress, troubled, state.backends));
-  return warnings;
 }
