@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
 
 /**
@@ -7,7 +7,9 @@ import { startSupervised, type SupervisedProcess } from './supervised-process.ts
  * Every holder registers its PID under /run/haptic-local-routes/<ranges>; the last live holder
  * of the same ranges to stop removes the routes, so concurrent control planes (a test run beside `make cluster-up`) share
  * them. A holder killed outright leaves the routes for the next holder to clean up, which is
- * the safe side: unreachable, never out through the default route.
+ * the safe side: unreachable, never out through the default route. The holder traps TERM
+ * before it takes the lock and says it is registered only once it is, so a holder stopped at
+ * any point releases its share, and a second holder is not counted on before it counts.
  */
 const holder = `
 set -u
@@ -33,6 +35,7 @@ release() {
   flock -u 9
   exit 0
 }
+trap 'release "$@"' TERM INT
 flock 9
 for cidr in "$@"; do
   if ! ip route replace unreachable "$cidr"; then
@@ -44,10 +47,14 @@ for cidr in "$@"; do
 done
 touch "$dir/$$"
 flock -u 9
-trap 'release "$@"' TERM INT
-echo "routes unreachable: $*"
+echo "routes unreachable, holder $$ registered: $*"
 while :; do sleep 1 & wait $!; done
 `;
+
+/** True when the holder started at `offset` of its log says it has registered. */
+function registered(logFile: string, offset: number): boolean {
+  return readFileSync(logFile).subarray(offset).toString('utf8').includes('registered:');
+}
 
 /** True when every range has an `unreachable` route. */
 function routesInPlace(cidrs: readonly string[]): boolean {
@@ -60,7 +67,7 @@ function routesInPlace(cidrs: readonly string[]): boolean {
 }
 
 /**
- * Starts a route holder for `cidrs` and waits until the routes are in place (the control
+ * Starts a route holder for `cidrs` and waits until it has registered and the routes are in place (the control
  * plane does this before kube-apiserver starts, so not even its first Service call can leave
  * the machine). `ownerPid` as in StartOptions.
  */
@@ -69,6 +76,7 @@ export async function holdUnreachableRoutes(
   logFile: string,
   ownerPid: number | null | undefined,
 ): Promise<SupervisedProcess> {
+  const offset = existsSync(logFile) ? statSync(logFile).size : 0;
   const process = startSupervised({
     name: 'unreachable-routes',
     command: 'bash',
@@ -81,7 +89,7 @@ export async function holdUnreachableRoutes(
     state.exited = true;
   });
   const deadline = Date.now() + 10_000;
-  while (!routesInPlace(cidrs)) {
+  while (!registered(logFile, offset) || !routesInPlace(cidrs)) {
     if (state.exited || Date.now() > deadline) {
       await process.stop();
       const log = readFileSync(logFile, 'utf8').trim().split('\n').at(-1) ?? '';
