@@ -7,10 +7,15 @@
  *   node bench/preflight.ts [runs=15]
  *
  * The last line is one JSON object, `{"liveRatio": …, "offlineRatio": …}` (medians over the
- * median of `helm template`), so any later run can be compared.
+ * median of `helm template`), so any later run can be compared. After the timed rounds, a few
+ * more runs of `helm template` and the live preflight measure the CPU each uses (user + system,
+ * its child processes included, as bash's `times` reports them; not timed, so the wall figures
+ * carry no shell), and `liveCpuFloor` is the live preflight's CPU spread over every core, over
+ * the median of `helm template`: the ratio it could reach if its work ran perfectly in
+ * parallel. A wall ratio cannot go below it without less work.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { startControlPlane } from '../dev/lib/control-plane.ts';
@@ -86,11 +91,45 @@ try {
       `${name.padEnd(32)} median ${middle.toFixed(0).padStart(5)} ms   p90 ${quantile(values, 0.9).toFixed(0).padStart(5)} ms   ${(middle / base).toFixed(2)}× helm template`,
     );
   }
+  // CPU of a command and its children: bash's `times` prints the shell's own line, then its
+  // children's (`0m0.330s 0m0.100s`, user and system).
+  const cpuMs = async (command: string, args: string[]): Promise<number> => {
+    const result = await execa(
+      'bash',
+      ['-c', '"$@" >/dev/null || exit 1; times', 'bash', command, ...args],
+      { env },
+    );
+    const children = result.stdout.trim().split('\n').at(-1) ?? '';
+    const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map(
+      ([, minutes = '0', rest = '0']) => Number(minutes) * 60 + Number(rest),
+    );
+    if (seconds.length !== 2)
+      throw new Error(`bash times printed ${JSON.stringify(result.stdout)}`);
+    return (seconds[0] ?? 0) * 1000 + (seconds[1] ?? 0) * 1000;
+  };
+  const cpu: Record<string, number[]> = { 'helm template': [], 'haptic preflight (live)': [] };
+  for (let run = 0; run < Math.max(5, Math.ceil(runs / 3)); run += 1) {
+    for (const [name, values] of Object.entries(cpu)) {
+      const [command, args] = commands[name] ?? ['', []];
+      values.push(await cpuMs(command, args));
+    }
+  }
+  const cores = availableParallelism();
+  const liveCpu = quantile(cpu['haptic preflight (live)'] ?? [], 0.5);
+  for (const [name, values] of Object.entries(cpu)) {
+    console.log(
+      `${name.padEnd(32)} CPU median ${quantile(values, 0.5).toFixed(0).padStart(5)} ms (user + system, children included)`,
+    );
+  }
+  console.log(`live preflight CPU over ${cores} cores: ${(liveCpu / cores).toFixed(0)} ms at best`);
   const ratio = (name: string): number => Number((median(name) / base).toFixed(2));
   console.log(
     JSON.stringify({
       liveRatio: ratio('haptic preflight (live)'),
       offlineRatio: ratio('haptic preflight --offline'),
+      liveCpuMs: Math.round(liveCpu),
+      helmCpuMs: Math.round(quantile(cpu['helm template'] ?? [], 0.5)),
+      liveCpuFloor: Number((liveCpu / cores / base).toFixed(2)),
     }),
   );
 } finally {
