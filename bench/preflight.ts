@@ -9,7 +9,8 @@
  * The last line is one JSON object, `{"liveRatio": …, "offlineRatio": …}` (medians over the
  * median of `helm template`), so any later run can be compared. After the timed rounds, a few
  * more runs of `helm template` and the live preflight measure the CPU each uses (user + system,
- * its child processes included, as bash's `times` reports them; not timed, so the wall figures
+ * its child processes included once waited for, as bash's `times` reports them: the preflight
+ * waits for helm's and its render process's exit; not timed, so the wall figures
  * carry no shell), and `liveCpuFloor` is the live preflight's CPU spread over every core, over
  * the median of `helm template`: the ratio it could reach if its work ran perfectly in
  * parallel. A wall ratio cannot go below it without less work.
