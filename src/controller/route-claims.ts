@@ -122,6 +122,13 @@ export class ClaimState {
     this.uses.set(name, (this.uses.get(name) ?? 0) + by);
   }
 
+  /** Counts one more won route, `candidate`'s, building its backend from `source` when new. */
+  useWon(namespace: string, candidate: Candidate, source: BackendSource): void {
+    const name = candidate.route.backend;
+    this.use(name, 1);
+    if (!this.backends.has(name)) this.backends.set(name, source.build(namespace, candidate));
+  }
+
   /**
    * Records `ingress`'s warnings from the claims as they stand: its lost paths, then the
    * problems of its won routes' backends.
@@ -254,10 +261,7 @@ export function claimAll(
         else if (list.at(-1) !== ingress) list.push(ingress);
         continue;
       }
-      state.use(route.backend, 1);
-      if (!state.backends.has(route.backend)) {
-        state.backends.set(route.backend, source.build(ingress.namespace, candidate));
-      }
+      state.useWon(ingress.namespace, candidate, source);
       state.holders.set(key, ingress);
       won.push(route);
     }
@@ -379,9 +383,8 @@ export function editClaims(
   const source = new BackendSource(snapshot, kept, undefined);
   /** The backends whose use changed, as they were before. */
   const usesChanged = new Map<string, BackendResult | undefined>();
-  const use = (name: string, by: number): void => {
+  const changing = (name: string): void => {
     if (!usesChanged.has(name)) usesChanged.set(name, state.backends.get(name));
-    state.use(name, by);
   };
   for (const [key, sample] of keys) {
     const before = wonBefore.get(key);
@@ -396,13 +399,13 @@ export function editClaims(
         after === undefined ? undefined : prefixEntry(after),
       );
     }
-    if (before !== undefined) use(before.backend, -1);
+    if (before !== undefined) {
+      changing(before.backend);
+      state.use(before.backend, -1);
+    }
     if (claim !== undefined) {
-      const { holder, candidate } = claim;
-      use(candidate.route.backend, 1);
-      if (!state.backends.has(candidate.route.backend)) {
-        state.backends.set(candidate.route.backend, source.build(holder.namespace, candidate));
-      }
+      changing(claim.candidate.route.backend);
+      state.useWon(claim.holder.namespace, claim.candidate, source);
     }
   }
   for (const [name, before] of usesChanged) {
