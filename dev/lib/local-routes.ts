@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
 
 /**
@@ -76,7 +76,7 @@ export async function holdUnreachableRoutes(
   logFile: string,
   ownerPid: number | null | undefined,
 ): Promise<SupervisedProcess> {
-  const offset = existsSync(logFile) ? statSync(logFile).size : 0;
+  const offset = statSync(logFile, { throwIfNoEntry: false })?.size ?? 0;
   const process = startSupervised({
     name: 'unreachable-routes',
     command: 'bash',
