@@ -73,11 +73,31 @@ function lineFinding(number: number, line: CrtListLine): LintFinding | undefined
   return undefined;
 }
 
-/** The refused lines of a crt-list file, in line order. */
+/** An encapsulation boundary of PEM data (RFC 7468), where HAProxy would read words. */
+const pemBoundary = /^[\t\n\v\f\r ]*-----BEGIN /m;
+
+/**
+ * The refused lines of a crt-list file, in line order. A file of PEM data (`crt-list
+ * ssl/site.pem`, a certificate and its key) is refused as a whole, and its words are never
+ * quoted: a finding reaches logs, Events and admission answers, and a key's lines would too.
+ */
 export function inspectCrtList(content: string): readonly LintFinding[] {
   if (content.includes('\0')) {
     const line = content.slice(0, content.indexOf('\0')).split('\n').length;
     return [lintFinding(line, 'NUL', reasons.NulByte, 'is a NUL byte', 'remove it')];
+  }
+  const pem = pemBoundary.exec(content);
+  if (pem !== null) {
+    const line = content.slice(0, pem.index + pem[0].length).split('\n').length;
+    return [
+      lintFinding(
+        line,
+        '-----BEGIN',
+        reasons.PemInCrtList,
+        'starts PEM data (a certificate or a private key), not a crt-list line',
+        'name the certificate after crt, or a crt-list file whose lines name certificates, after crt-list',
+      ),
+    ];
   }
   const findings: LintFinding[] = [];
   content.split('\n').forEach((text, index) => {

@@ -26,6 +26,8 @@ export const haproxyLintReasons = {
   FetchNotAllowed: 'FetchNotAllowed',
   /** A section starts inside `.if` ... `.endif`. */
   SectionInConditional: 'SectionInConditional',
+  /** A file read as a crt-list holds PEM data (a certificate or a private key). */
+  PemInCrtList: 'PemInCrtList',
 } as const;
 
 export type HaproxyLintReason = (typeof haproxyLintReasons)[keyof typeof haproxyLintReasons];

@@ -38,6 +38,29 @@ describe('linting crt-list files', () => {
     expect(inspectCrtList(list)[0]).toMatchObject({ line: 1, directive, reason });
   });
 
+  it('refuses PEM data read as a crt-list without quoting any of it', () => {
+    const key = 'C6qLORma6JJGJZR+0ryXeT8=';
+    const pem = [
+      '-----BEGIN CERTIFICATE-----',
+      'MIIBszCCAVmgAwIBAgIUX2',
+      '-----END CERTIFICATE-----',
+      '  -----BEGIN PRIVATE KEY-----',
+      'MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg',
+      key,
+      '-----END PRIVATE KEY-----',
+      '',
+    ].join('\n');
+    const findings = inspectCrtList(pem);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ line: 1, reason: reasons.PemInCrtList });
+    const onlyKey = pem.split('\n').slice(3).join('\n');
+    expect(inspectCrtList(onlyKey)[0]).toMatchObject({ line: 1, reason: reasons.PemInCrtList });
+    for (const finding of [...findings, ...inspectCrtList(onlyKey)]) {
+      expect(finding.message).not.toContain(key);
+      expect(finding.message).not.toContain('MII');
+    }
+  });
+
   it('reads a line that starts with a space as HAProxy does: not a comment', () => {
     expect(inspectCrtList(' #/etc/x.pem')[0]?.directive).toBe('#/etc/x.pem');
   });
