@@ -267,6 +267,33 @@ describe('verifyChain', () => {
     }
   });
 
+  it('gives up on a chain of CAs that all sign each other instead of trying every ordering', async () => {
+    // Self-issued copies of one CA (one subject, one key): each signs the leaf and every other,
+    // so the paths through them are the orderings of the chain, 12 × 11 × … × 6 up to the
+    // longest path searched: minutes of CPU, where each costs one TLS handshake or review.
+    const attacker = await authority('attacker-ca');
+    const copies = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        crossSignCa({
+          certificate: attacker.certificate,
+          issuer: attacker,
+          notBefore: at(-backdateMs),
+          notAfter: at(dayMs),
+        }),
+      ),
+    );
+    const options = {
+      chain: [await leaf(attacker), ...copies],
+      anchors: [oldCa.certificate],
+      now,
+      ...server,
+    };
+    const started = performance.now();
+    const result = verifyChain(options);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(result).toMatchObject({ ok: false, reason: chainFailureReasons.UnknownAuthority });
+  });
+
   it('gives the same answer from its caches when asked again', () => {
     const options = {
       chain: [agentUnderNewCa, crossSigned],

@@ -61,6 +61,13 @@ type Failure = Extract<ChainVerification, { ok: false }>;
 
 /** Longest path followed: leaf, intermediates, anchor. */
 const maxPathLength = 8;
+/**
+ * Paths the search may try before it gives up. Presented certificates that all sign each
+ * other (self-issued CAs sharing one key and subject) make the paths through them grow as the
+ * orderings of the chain: seven such CAs cost tens of milliseconds of blocked event loop per
+ * handshake or review. A real chain needs a path per cross-signed alternative, a few at most.
+ */
+const maxPathsTried = 64;
 const keyCertSign = 32;
 const digitalSignature = 1;
 
@@ -148,6 +155,8 @@ interface Search {
   readonly now: number;
   /** The first specific failure met on any branch, reported when no branch succeeds. */
   firstFailure: Failure | undefined;
+  /** Paths still to be tried (maxPathsTried at the start). */
+  pathsLeft: number;
 }
 
 function candidatesFor(
@@ -168,7 +177,10 @@ function extend(
   below: number,
 ): readonly x509.X509Certificate[] | undefined {
   const current = path[path.length - 1];
-  if (current === undefined || path.length >= maxPathLength) return undefined;
+  if (current === undefined || path.length >= maxPathLength || search.pathsLeft <= 0) {
+    return undefined;
+  }
+  search.pathsLeft -= 1;
   for (const anchor of candidatesFor(current, search.anchors)) {
     const failure = issuerFailure('trusted CA', certificateFacts(anchor), below, search.now);
     if (failure === undefined) return [...path, anchor];
@@ -202,7 +214,13 @@ export function verifyChain(options: VerifyChainOptions): ChainVerification {
   const leafFacts = certificateFacts(leaf);
   const failure = leafFailure(leafFacts, options, now);
   if (failure !== undefined) return failure;
-  const search: Search = { anchors: options.anchors, intermediates, now, firstFailure: undefined };
+  const search: Search = {
+    anchors: options.anchors,
+    intermediates,
+    now,
+    firstFailure: undefined,
+    pathsLeft: maxPathsTried,
+  };
   const path = extend(search, [leaf], 0);
   if (path !== undefined) return { ok: true, path };
   return (
