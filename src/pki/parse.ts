@@ -19,7 +19,49 @@ export const maxPemBytes = 1024 * 1024;
 /** Most certificates accepted in one bundle. */
 export const maxBundleCertificates = 256;
 
-const blockPattern = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
+const labelPattern = /^[A-Z0-9 ]+$/;
+
+interface PemBlock {
+  readonly label: string;
+  readonly body: string;
+  readonly endLabel: string;
+  /** Where the text after the block's END line starts. */
+  readonly next: number;
+}
+
+/** The label of a `-----BEGIN <label>-----` or `-----END <label>-----` marker at `from`. */
+function markerLabel(
+  text: string,
+  from: number,
+  keyword: string,
+): { label: string; end: number } | undefined {
+  const prefix = `-----${keyword} `;
+  if (!text.startsWith(prefix, from)) return undefined;
+  const end = text.indexOf('-----', from + prefix.length);
+  const label = end < 0 ? '' : text.slice(from + prefix.length, end);
+  return labelPattern.test(label) ? { label, end: end + 5 } : undefined;
+}
+
+/**
+ * The PEM block whose BEGIN line starts at `start`, or undefined when it has no matching END
+ * line (none, or another marker first). Found with forward searches only, each from where the
+ * last stopped, so hostile text costs time in proportion to its length (a pattern match of the
+ * whole block backtracked to the end of the text from every BEGIN line without an END).
+ */
+function pemBlockAt(text: string, start: number): PemBlock | undefined {
+  const begin = markerLabel(text, start, 'BEGIN');
+  if (begin === undefined) return undefined;
+  const endAt = text.indexOf('-----', begin.end);
+  if (endAt < 0) return undefined;
+  const end = markerLabel(text, endAt, 'END');
+  if (end === undefined) return undefined;
+  return {
+    label: begin.label,
+    body: text.slice(begin.end, endAt),
+    endLabel: end.label,
+    next: end.end,
+  };
+}
 const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function invalid(message: string, cause?: unknown): HapticError {
@@ -81,14 +123,14 @@ export function decodeCertificateChain(
   const text = textOf(pem);
   const inside = `${what.charAt(0).toLowerCase()}${what.slice(1)}`;
   const certificates: x509.X509Certificate[] = [];
-  let consumed = 0;
-  for (const match of text.matchAll(blockPattern)) {
-    const [whole, label = '', body = '', endLabel = ''] = match;
+  for (let start = text.indexOf('-----BEGIN'); start >= 0;) {
     const position = `PEM block ${certificates.length + 1} of ${inside}`;
-    if (text.slice(consumed, match.index).includes('-----BEGIN') || body.includes('-----')) {
+    const block = pemBlockAt(text, start);
+    if (block === undefined) {
       throw invalid(`${position} has a BEGIN line without a matching END line.`);
     }
-    consumed = match.index + whole.length;
+    const { label, body, endLabel } = block;
+    start = text.indexOf('-----BEGIN', block.next);
     if (label !== 'CERTIFICATE' || endLabel !== label) {
       const found = label === endLabel ? `"${label}"` : `"${label}" ending as "${endLabel}"`;
       throw invalid(`${position} is a ${found} block; expected only CERTIFICATE blocks.`);
@@ -101,11 +143,6 @@ export function decodeCertificateChain(
       throw invalid(`${what} has more than ${maxBundleCertificates} certificates.`);
     }
     certificates.push(decodeDer(Buffer.from(base64, 'base64'), position));
-  }
-  if (text.slice(consumed).includes('-----BEGIN')) {
-    throw invalid(
-      `PEM block ${certificates.length + 1} of ${inside} has a BEGIN line without a matching END line.`,
-    );
   }
   const [first, ...rest] = certificates;
   if (first === undefined) {

@@ -74,7 +74,7 @@ function lineFinding(number: number, line: CrtListLine): LintFinding | undefined
 }
 
 /** An encapsulation boundary of PEM data (RFC 7468), where HAProxy would read words. */
-const pemBoundary = /^[\t\n\v\f\r ]*-----BEGIN /m;
+const pemBoundary = /^[\t\v\f\r ]*-----BEGIN /m;
 
 /**
  * The refused lines of a crt-list file, in line order. A file of PEM data (`crt-list
