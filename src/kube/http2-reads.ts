@@ -41,12 +41,15 @@ export class Http2Reads {
 
   /** GETs `path` with `headers`; the status and body, or the connection's error. */
   async get(path: string, headers: OutgoingHttpHeaders): Promise<ReadAnswer> {
-    const session = await this.#connected();
+    // Counted from now: a connection still being made is referenced for this request too.
     this.#open += 1;
-    session.ref();
+    let session: ClientHttp2Session | undefined;
     try {
+      session = await this.#connected();
+      session.ref();
+      const open = session;
       return await new Promise<ReadAnswer>((resolve, reject) => {
-        const stream = session.request({ ...headers, ':method': 'GET', ':path': path });
+        const stream = open.request({ ...headers, ':method': 'GET', ':path': path });
         let status = 0;
         const chunks: Buffer[] = [];
         stream.on('response', (answer) => {
@@ -61,7 +64,7 @@ export class Http2Reads {
       });
     } finally {
       this.#open -= 1;
-      if (this.#open === 0) session.unref();
+      if (this.#open === 0) session?.unref();
     }
   }
 
@@ -88,8 +91,11 @@ export class Http2Reads {
     // Loaded here: a command that never reads over HTTP/2 does not load the module.
     const { connect } = process.getBuiltinModule('node:http2');
     return new Promise<ClientHttp2Session>((resolve, reject) => {
+      // Referenced while it connects: a request waits for it (get unreferences it once none
+      // is open). Unreferenced here, a command whose other work had ended (helm exited, the
+      // render process a spare) saw its event loop empty during the TLS handshake and exited
+      // with the read unsettled.
       const session = connect(this.#server, this.#tls);
-      session.unref();
       const failed = (error: Error): void => {
         reject(errorCode(error) === noApplicationProtocol ? new Http2Unsupported() : error);
       };

@@ -12,6 +12,7 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { HapticError, errorCodes } from '../../../src/errors.ts';
@@ -29,6 +30,7 @@ import {
   kubectl,
 } from '../../support/cluster.ts';
 import { type SelfSigned, selfSignedCertificate } from '../../support/self-signed.ts';
+import { projectRoot } from '../../../dev/lib/tools.ts';
 
 const userAgent = 'haptic/test (preflight)';
 const names = ['a', 'b', 'c', 'd', 'e', 'f'];
@@ -144,6 +146,41 @@ describe('preflight live reads over HTTP/2', () => {
           '/apis/apps/v1/namespaces/ns/deployments/controller',
         ].sort(),
       );
+    } finally {
+      server.close();
+    }
+  });
+
+  it('keeps a command alive while its reads connect, with nothing else left to wait for', async () => {
+    // A command whose other work has ended (helm exited, the render process a spare that does
+    // not hold it open): only the reads remain, awaited at the top level of its module.
+    const server = createSecureServer({ key: tls.key, cert: tls.cert });
+    server.on('stream', (stream, headers) => {
+      const { status, body } = answer(String(headers[':path']));
+      stream.respond({ ':status': status, 'content-type': 'application/json' });
+      stream.end(body);
+    });
+    const port = await listen(server);
+    const script = join(tls.dir, 'reads-alone.ts');
+    writeFileSync(
+      script,
+      [
+        `import { loadKubeAccess } from ${JSON.stringify(join(projectRoot, 'src/kube/kube-access.ts'))};`,
+        `import { createAccessLiveReader } from ${JSON.stringify(join(projectRoot, 'src/webhook/kube-live-reader.ts'))};`,
+        `import { readLiveState } from ${JSON.stringify(join(projectRoot, 'src/webhook/release-io.ts'))};`,
+        `const access = loadKubeAccess(${JSON.stringify(kubeconfigFor(port))});`,
+        `const reader = createAccessLiveReader(access, { userAgent: 'test', multiplexed: true });`,
+        `const state = await readLiveState(reader, ${JSON.stringify(reads)});`,
+        `process.stdout.write(JSON.stringify([...state.secrets.keys()]));`,
+      ].join('\n'),
+    );
+    try {
+      const run = await execa(process.execPath, [script], { reject: false });
+      expect(run.stderr).not.toContain('unsettled top-level await');
+      expect({ exitCode: run.exitCode, stdout: run.stdout }).toEqual({
+        exitCode: 0,
+        stdout: JSON.stringify(['a']),
+      });
     } finally {
       server.close();
     }
