@@ -25,6 +25,44 @@ export interface CertificateResult {
 
 const defaultCertificateFile = 'ssl/default.pem';
 
+/**
+ * Most SNI names one certificate entry (one crt-list line) holds, and the most characters of
+ * its names. HAProxy refuses a crt-list line of more than 2047 words ("too many args") or
+ * 65,535 characters ("line too long"), and a refused crt-list fails the whole configuration:
+ * one Ingress with thousands of TLS hosts, or many Ingresses sharing one Secret, would stop
+ * delivery for everyone. The margins leave room for the certificate's path and any settings a
+ * template writes on the line.
+ */
+export const maxHostsPerCertificateLine = 1000;
+export const maxHostCharsPerCertificateLine = 60_000;
+
+/**
+ * The certificate's sorted hosts as entries of at most maxHostsPerCertificateLine names and
+ * maxHostCharsPerCertificateLine characters (spaces included): one crt-list line each, all
+ * naming the same file (HAProxy loads a file named on several lines once).
+ */
+function certificateLines(
+  file: string,
+  secret: string,
+  hosts: readonly string[],
+): ModelCertificate[] {
+  const lines: ModelCertificate[] = [];
+  let line: string[] = [];
+  let chars = 0;
+  for (const host of hosts) {
+    const full = line.length === maxHostsPerCertificateLine;
+    if (full || (line.length > 0 && chars + 1 + host.length > maxHostCharsPerCertificateLine)) {
+      lines.push({ file, secret, hosts: line });
+      line = [];
+      chars = 0;
+    }
+    line.push(host);
+    chars += 1 + host.length;
+  }
+  if (line.length > 0) lines.push({ file, secret, hosts: line });
+  return lines;
+}
+
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -131,7 +169,9 @@ export function buildCertificates(
   }
 
   const certificates = [...hostsOf.entries()]
-    .map(([file, { secret, hosts }]) => ({ file, secret, hosts: [...hosts].sort(compare) }))
-    .sort((a, b) => compare(a.file, b.file));
+    .sort(([a], [b]) => compare(a, b))
+    .flatMap(([file, { secret, hosts }]) =>
+      certificateLines(file, secret, [...hosts].sort(compare)),
+    );
   return { certificates, defaultCertificate, files, warnings };
 }

@@ -60,6 +60,10 @@ export interface ModelBackend {
   readonly slots: readonly ModelSlot[];
 }
 
+/**
+ * One crt-list line's worth of a certificate: a certificate with more hosts than one line of
+ * HAProxy's holds comes as several entries naming the same file (model-certificates.ts).
+ */
 export interface ModelCertificate {
   /** Path of the PEM file under the base directory. */
   readonly file: string;

@@ -65,7 +65,7 @@ function templateConfig(
 function ingress(
   namespace: string,
   name: string,
-  extra: { timeout?: string; secret?: string } = {},
+  extra: { timeout?: string; secret?: string; moreTlsHosts?: readonly string[] } = {},
 ) {
   const host = `${name}.${namespace}.example.com`;
   const view = readIngress({
@@ -78,7 +78,9 @@ function ingress(
         : { annotations: { 'haproxy-haptic.org/timeout': extra.timeout } }),
     },
     spec: {
-      ...(extra.secret === undefined ? {} : { tls: [{ hosts: [host], secretName: extra.secret }] }),
+      ...(extra.secret === undefined
+        ? {}
+        : { tls: [{ hosts: [host, ...(extra.moreTlsHosts ?? [])], secretName: extra.secret }] }),
       rules: [
         {
           host,
@@ -307,6 +309,32 @@ describe('the pipeline leaves out the Ingresses whose lines haproxy -c rejects',
       expect(list).not.toMatch(/weak/);
     },
   );
+
+  it('serves a certificate with more TLS hosts than one crt-list line of HAProxy holds', async () => {
+    // 2,047 words or 65,535 characters end a crt-list line for HAProxy; past them it refused
+    // the whole configuration, every tenant's included.
+    const many = Array.from({ length: 2_100 }, (_, i) => `h${String(i)}.${'x'.repeat(40)}.example`);
+    const snapshot = snapshotOf(
+      [
+        ingress('a', 'many', { secret: 'tls', moreTlsHosts: many }),
+        ingress('b', 'good', { secret: 'tls' }),
+      ],
+      [tlsSecret('a', 'tls', 'p256'), tlsSecret('b', 'tls', 'p256')],
+    );
+    const outcome = await pipeline.run(templateConfig(), snapshot, new Date());
+    expect(outcome.ok ? outcome.model.excluded : outcome.message).toEqual([]);
+    if (!outcome.ok) return;
+    const lines = text(outcome.files, 'ssl/certificates.list').trimEnd().split('\n');
+    const ofA = lines.filter((line) => line.startsWith('ssl/a_tls.pem '));
+    expect(ofA.length).toBeGreaterThan(2);
+    for (const line of lines) {
+      expect(line.split(' ').length).toBeLessThan(2047);
+      expect(line.length).toBeLessThan(65_535);
+    }
+    const hostsOfA = ofA.flatMap((line) => line.split(' ').slice(1));
+    expect(hostsOfA.sort()).toEqual([...many, 'many.a.example.com'].sort());
+    expect(lines.some((line) => line.startsWith('ssl/b_tls.pem good.b.example.com'))).toBe(true);
+  });
 
   it('fails the whole configuration, as before, when the template itself is wrong', async () => {
     const broken = templateConfig(
