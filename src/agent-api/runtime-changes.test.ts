@@ -338,7 +338,26 @@ describe('slotLineFindings', () => {
     expect(
       slotLineFindings(['  server s1 10.0.0.1:80', '  server s2 127.0.0.1:1 disabled']),
     ).toEqual([]);
-    const [finding] = slotLineFindings(['  server s1 unix@/var/run/x.sock']);
-    expect(finding).toMatchObject({ file: 'haproxy.cfg' });
+    const findings = slotLineFindings([
+      '  server s1 10.0.0.1:80',
+      '  server s2 unix@/var/run/x.sock',
+    ]);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        file: 'haproxy.cfg',
+        line: 2,
+        message: expect.stringMatching(/^changed server line 2: /) as unknown,
+      }),
+    ]);
+  });
+
+  it('reads file arguments of slot lines as the whole configuration anchored them', () => {
+    // The applied configuration, linted whole, starts with `default-path config`.
+    expect(
+      slotLineFindings(['  server s1 10.0.0.9:443 ssl verify required ca-file ca/web.pem']),
+    ).toEqual([]);
+    expect(
+      slotLineFindings(['  server s1 10.0.0.9:443 ssl verify required ca-file /etc/ssl/ca.pem']),
+    ).toEqual([expect.objectContaining({ reason: 'FileOutsideDirectory', line: 1 })]);
   });
 });

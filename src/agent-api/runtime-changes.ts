@@ -377,12 +377,29 @@ export function serverCommands(change: ServerChange): readonly string[] {
 }
 
 /**
+ * What the changed slot lines are read after: a backend section of a configuration whose
+ * relative paths are anchored, as in every configuration the lint accepts whole (a server's
+ * `ca-file ca/web.pem` is otherwise DefaultPathMissing, and its slots could never change).
+ */
+const slotLineContext = ['global', '  default-path config', 'backend slots'];
+
+/**
  * The lint's findings for changed slot lines, read as lines of a backend section: the rest of
- * a runtime-expressible set is the previous set's, which was linted whole.
+ * a runtime-expressible set is the previous set's, which was linted whole. A finding's line is
+ * the changed line's place among `lines` (1 for the first), and its message says so.
  */
 export function slotLineFindings(lines: readonly string[]): readonly FileLintFinding[] {
-  return inspectHaproxyConfig(['backend slots', ...lines].join('\n')).findings.map((finding) => ({
-    ...finding,
-    file: configFileName,
-  }));
+  const text = [...slotLineContext, ...lines].join('\n');
+  return inspectHaproxyConfig(text).findings.map((finding) => {
+    const line = finding.line - slotLineContext.length;
+    return {
+      ...finding,
+      line,
+      message: finding.message.replace(
+        `line ${String(finding.line)}:`,
+        `changed server line ${String(line)}:`,
+      ),
+      file: configFileName,
+    };
+  });
 }
