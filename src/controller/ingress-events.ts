@@ -15,7 +15,7 @@ export const ingressEventReasons = {
   TLSSecretInvalid: 'TLSSecretInvalid',
   /** A TLS entry names no host and the Ingress has no rule hosts; its certificate is not used. */
   TLSHostsMissing: 'TLSHostsMissing',
-  /** A backend endpoint points at an address HAProxy may not use, or FQDN slices are turned off. */
+  /** A backend endpoint points at an address HAProxy may not use, FQDN slices are turned off, or a Service has more endpoints than a backend serves. */
   EndpointRefused: 'EndpointRefused',
   /** A TLS Secret does not exist (yet); its hosts get the default certificate. */
   TLSSecretMissing: 'TLSSecretMissing',

@@ -55,6 +55,15 @@ export interface BackendResult {
   readonly problems: readonly EndpointProblem[];
 }
 
+/**
+ * Most servers one backend gets. EndpointSlices are written by whoever may write them in the
+ * Service's namespace, up to 1,000 endpoints of 100 addresses each per slice, and nothing else
+ * bounds them: 210,000 addresses made a backend of 524,288 slots and a haproxy.cfg over the
+ * agents' 16 MiB limit, which failed the whole configuration, every tenant's included. 4,096
+ * servers take 8,192 slots, about 0.4 MB of configuration.
+ */
+export const maxServersPerBackend = 4096;
+
 const dnsName =
   /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
 
@@ -167,7 +176,15 @@ export function buildBackend(
     }
   }
   const sorted = [...servers.entries()].sort(([a], [b]) => compare(a, b));
-  const named = sorted.map(([, server], i) => ({ ...server, name: `s${i + 1}` }));
+  if (sorted.length > maxServersPerBackend) {
+    problems.push({
+      reason: ingressEventReasons.EndpointRefused,
+      message: `Service ${objectKey(namespace, ref.name)} has ${String(sorted.length)} ready endpoints for port ${portText(ref)}, more than the ${String(maxServersPerBackend)} one backend serves; the first ${String(maxServersPerBackend)} in address order get traffic. Scale it down, or split it into several Services.`,
+    });
+  }
+  const named = sorted
+    .slice(0, maxServersPerBackend)
+    .map(([, server], i) => ({ ...server, name: `s${i + 1}` }));
   return {
     backend: {
       name: backendName(namespace, ref),

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ClusterSnapshot, EndpointSliceView, SecretView } from './cluster-snapshot.ts';
 import { ingressEvents, ingressStates } from './ingress-events.ts';
 import { readIngress } from '../validation/ingress-view.ts';
+import { maxServersPerBackend } from './model-backends.ts';
 import { buildRoutingModel } from './routing-model.ts';
 
 interface ViewOptions {
@@ -276,6 +277,35 @@ describe('buildRoutingModel', () => {
       ]) {
         expect(event?.message).toContain(text);
       }
+    });
+
+    it('serves at most maxServersPerBackend endpoints of a Service, the first in address order, and says so', () => {
+      // Two slices of 1,000 endpoints of 100 addresses each, as the API allows them.
+      const many = (first: number): EndpointSliceView => ({
+        ...slice('IPv4', []),
+        name: `web-many-${String(first)}`,
+        endpoints: Array.from({ length: 1_000 }, (_, e) => ({
+          ready: true,
+          addresses: Array.from({ length: 100 }, (_, a) => {
+            const n = e * 100 + a;
+            return `10.${String(first + (n >> 16))}.${String((n >> 8) & 255)}.${String(n & 255)}`;
+          }),
+        })),
+      });
+      const result = serve([many(0), many(4)]);
+      const servers = result.model.backends[0]?.servers ?? [];
+      expect(servers).toHaveLength(maxServersPerBackend);
+      expect(servers[0]?.endpoint).toBe('10.0.0.0:8080');
+      expect(result.model.backends[0]?.slots).toHaveLength(2 * maxServersPerBackend);
+      expect(result.warnings).toEqual([
+        expect.objectContaining({
+          ingress: 'app/a',
+          reason: 'EndpointRefused',
+          message: expect.stringContaining(
+            `Service app/web has 200000 ready endpoints for port http, more than the ${String(maxServersPerBackend)} one backend serves`,
+          ) as unknown,
+        }),
+      ]);
     });
 
     it('refuses every FQDN endpoint when FQDN slices are turned off', () => {

@@ -62,6 +62,7 @@ function pemBlockAt(text: string, start: number): PemBlock | undefined {
     next: end.end,
   };
 }
+
 const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function invalid(message: string, cause?: unknown): HapticError {
