@@ -8,17 +8,8 @@
 import type { Finding, RenderedObjectView } from '../validation/index.ts';
 import { validationCodes } from '../validation/index.ts';
 import { error } from '../validation/finding.ts';
-import type { ClusterSnapshot } from '../controller/cluster-snapshot.ts';
+import { emptySnapshot } from '../controller/cluster-snapshot.ts';
 import { ConfigPipeline } from '../controller/config-pipeline.ts';
-
-/** A cluster without Ingresses, Services or Secrets: what the template makes of nothing. */
-const nothing: ClusterSnapshot = {
-  ingresses: [],
-  services: new Map(),
-  endpointSlices: new Map(),
-  secrets: new Map(),
-  fqdnNames: new Map(),
-};
 
 /** The findings of the lint of these HAProxyTemplateConfigs (rendered objects of that kind). */
 export async function lintTemplateConfigs(
@@ -32,7 +23,8 @@ export async function lintTemplateConfigs(
   try {
     const findings: Finding[] = [];
     for (const config of configs) {
-      const outcome = await pipeline.run(config.body, nothing, now, {
+      // What the template makes of nothing: the release has no Ingresses yet.
+      const outcome = await pipeline.run(config.body, emptySnapshot, now, {
         proposed: true,
         lintOnly: true,
       });

@@ -55,6 +55,15 @@ export interface ClusterSnapshot {
   readonly fqdnNames: 'disabled' | ReadonlyMap<string, NameResolution>;
 }
 
+/** A cluster without Ingresses, Services, EndpointSlices or Secrets. */
+export const emptySnapshot: ClusterSnapshot = {
+  ingresses: [],
+  services: new Map(),
+  endpointSlices: new Map(),
+  secrets: new Map(),
+  fqdnNames: new Map(),
+};
+
 export function objectKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }

@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { validationCodes } from '../validation/index.ts';
 import { defaultDeadlineMs } from '../webhook/index.ts';
+import { type ClusterSnapshot, emptySnapshot } from './cluster-snapshot.ts';
 import { ConfigPipeline } from './config-pipeline.ts';
+import { readIngress } from '../validation/ingress-view.ts';
 import { createRoutingReviewer } from './routing-reviewer.ts';
 
 // Nothing here reaches haproxy -c: the hostile template never finishes rendering.
@@ -47,17 +49,15 @@ const ingress = {
   },
 };
 
-/** A reviewer over an empty cluster whose HAProxyTemplateConfig is `config`. */
-function reviewerOf(config: typeof hostile, concurrency?: number) {
+/** A reviewer over `snapshot` (an empty cluster) whose HAProxyTemplateConfig is `config`. */
+function reviewerOf(
+  config: typeof hostile,
+  concurrency?: number,
+  snapshot: ClusterSnapshot = emptySnapshot,
+) {
   return createRoutingReviewer({
     watch: {
-      snapshot: () => ({
-        ingresses: [],
-        services: new Map(),
-        endpointSlices: new Map(),
-        secrets: new Map(),
-        fqdnNames: new Map(),
-      }),
+      snapshot: () => snapshot,
       templateConfig: () => config,
       ourClassIsDefault: () => false,
     },
@@ -135,5 +135,69 @@ describe('a routing review whose haproxy -c cannot run', () => {
         },
       ],
     });
+  });
+});
+
+describe('a review of a proposed HAProxyTemplateConfig', () => {
+  // Another namespace's Ingress, which the sender of a review may not read.
+  const privateIngress = readIngress({
+    ...ingress,
+    metadata: { ...ingress.metadata, namespace: 'payments', name: 'admin' },
+    spec: {
+      ...ingress.spec,
+      rules: [{ ...ingress.spec.rules[0], host: 'private-admin.payments.example' }],
+    },
+  });
+  if (typeof privateIngress === 'string') throw new Error(privateIngress);
+  const cluster: ClusterSnapshot = {
+    ...emptySnapshot,
+    ingresses: [privateIngress],
+    services: new Map([
+      ['payments/web', { namespace: 'payments', name: 'web', ports: [{ name: 'http', port: 80 }] }],
+    ]),
+  };
+  const proposing = (template: string) => ({
+    ...hostile,
+    metadata: { ...hostile.metadata, uid: 'proposed' },
+    spec: { haproxyConfig: { template } },
+  });
+
+  it('quotes no rendered text when it fails only with the current objects', async () => {
+    const reviewer = reviewerOf(hostile, undefined, cluster);
+    // Each route's host as a keyword: the lint refuses it, and its finding would quote it.
+    const report = await reviewer.reviewTemplateConfig(
+      proposing('global\n  maxconn 100\n{% for r in routes %}{{ r.host }} x\n{% endfor %}'),
+      'haptic',
+    );
+    expect(report).toMatchObject({
+      allowed: false,
+      findings: [
+        {
+          code: validationCodes.RenderedConfigForbidden,
+          message: expect.stringContaining(
+            'fails at the lint stage with the current Ingresses, Services and Secrets, and passes without them',
+          ) as unknown,
+        },
+      ],
+    });
+    expect(JSON.stringify(report)).not.toContain('private-admin');
+  });
+
+  it('names what fails when the template fails on its own text', async () => {
+    const reviewer = reviewerOf(hostile, undefined, cluster);
+    const report = await reviewer.reviewTemplateConfig(
+      proposing('global\n  lua-load /tmp/x.lua\n{% for r in routes %}# {{ r.host }}\n{% endfor %}'),
+      'haptic',
+    );
+    expect(report).toMatchObject({
+      allowed: false,
+      findings: [
+        {
+          code: validationCodes.RenderedConfigForbidden,
+          message: expect.stringContaining('"lua-load"') as unknown,
+        },
+      ],
+    });
+    expect(JSON.stringify(report)).not.toContain('private-admin');
   });
 });

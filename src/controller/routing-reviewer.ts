@@ -19,7 +19,7 @@ import { availableParallelism } from 'node:os';
 import { type Finding, type ValidationReport, validationCodes } from '../validation/index.ts';
 import { warning } from '../validation/finding.ts';
 import { type RoutingReviewer, defaultDeadlineMs } from '../webhook/index.ts';
-import type { ClusterSnapshot } from './cluster-snapshot.ts';
+import { type ClusterSnapshot, emptySnapshot } from './cluster-snapshot.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
 import { ingressEventReasons } from './ingress-events.ts';
@@ -52,6 +52,17 @@ const allowed: ValidationReport = { allowed: true, findings: [] };
 
 function deny(code: Finding['code'], path: string, message: string): ValidationReport {
   return { allowed: false, findings: [{ code, severity: 'error', path, message }] };
+}
+
+/**
+ * Whether the outcome denies with a message made from rendered text: a failed render, lint or
+ * check. A config that does not read (stage `config`) is described from its own fields, and a
+ * check that did not run says only that.
+ */
+function failsOnRenderedText(
+  outcome: PipelineOutcome,
+): outcome is Extract<PipelineOutcome, { ok: false }> {
+  return !outcome.ok && outcome.stage !== 'config' && outcome.unchecked !== true;
 }
 
 function verdict(outcome: PipelineOutcome, subject: string): ValidationReport {
@@ -236,12 +247,25 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
     },
     reviewTemplateConfig: (next, namespace) => {
       const deadline = reviewDeadline();
+      const subject = `HAProxyTemplateConfig in ${namespace}`;
+      const run = (snapshot: ClusterSnapshot) =>
+        options.pipeline.run(next, snapshot, new Date(), { proposed: true, ...timeLeft(deadline) });
       return slots.run(async () => {
-        const outcome = await options.pipeline.run(next, options.watch.snapshot(), new Date(), {
-          proposed: true,
-          ...timeLeft(deadline),
-        });
-        return verdict(outcome, `HAProxyTemplateConfig in ${namespace}`);
+        const outcome = await run(options.watch.snapshot());
+        if (!failsOnRenderedText(outcome)) return verdict(outcome, subject);
+        // The template is the sender's, and anyone who reaches the webhook can send one: a
+        // failure's message quotes rendered text (a lint finding's word, a refused output,
+        // HAProxy's keyword), which a template can fill with other namespaces' hosts, paths
+        // and endpoints. What it makes of an empty cluster quotes only its own text.
+        const bare = await run(emptySnapshot);
+        if (failsOnRenderedText(bare)) return verdict(bare, subject);
+        return verdict(
+          {
+            ...outcome,
+            message: `the rendered configuration fails at the ${outcome.stage} stage with the current Ingresses, Services and Secrets, and passes without them. The answer quotes no rendered text, since anyone who reaches the webhook may send a template: render it with the cluster's objects where you may read them, and check the result with haptic config check.`,
+          },
+          subject,
+        );
       });
     },
   };
