@@ -14,6 +14,7 @@
  * workers serve throughout. When HAProxy refused the configuration, the check sandbox runs
  * `haproxy -c` on the rejected set (never this process) for HAProxy's own message.
  */
+import { isUtf8 } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { type ApplyResponseBody, configFileName } from '../agent-api/api-types.ts';
@@ -411,8 +412,9 @@ export class ApplyService {
     await writeStateFile(this.#options.stateFile, next);
     await this.#options.store.commit();
     this.#state = next;
+    // Kept only as text that reads back to the same bytes: see #runtimePlan.
     this.#appliedConfig =
-      config === undefined
+      config === undefined || !isUtf8(config.content)
         ? undefined
         : { digest: config.digest, text: config.content.toString('utf8') };
   }
@@ -421,6 +423,13 @@ export class ApplyService {
   async #runtimePlan(files: readonly DesiredFile[], config: DesiredFile): Promise<RuntimePlan> {
     if (this.#state.files.every((file) => file.path !== configFileName)) {
       return { runtime: false, reason: 'nothing was applied before' };
+    }
+    // Lines are compared as text: bytes that are not UTF-8 all read as U+FFFD, so two files
+    // differing only there would compare equal and be written without the lint, haproxy -c or
+    // a reload. Such a file reloads; the applied one, kept as text only when it is UTF-8, is
+    // otherwise read back from disk, where its digest no longer matches (a reload too).
+    if (!isUtf8(config.content)) {
+      return { runtime: false, reason: `${configFileName} is not UTF-8 text` };
     }
     const text = await this.#appliedConfigText();
     if (text === undefined) {

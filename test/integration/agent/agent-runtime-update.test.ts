@@ -226,6 +226,31 @@ describe('endpoint changes through the runtime API', () => {
       expect(await answers(replica)).toEqual(new Set(['200 upstream a']));
   });
 
+  it('reloads, never compares as text, a haproxy.cfg whose bytes are not UTF-8', async () => {
+    // Two files that differ only in bytes UTF-8 cannot read (0xC0, then U+FFFD written out):
+    // read as text both lines are the same, and the second was written without a reload.
+    const withBytes = (bytes: Buffer) =>
+      Buffer.concat([
+        Buffer.from(`${config([0, 'spare', 'spare', 'spare'])}\n# `),
+        bytes,
+        Buffer.from('\n'),
+      ]);
+    const send = async (content: Buffer) =>
+      responses(
+        await applyToAgents(
+          client,
+          replicas.map((replica) => replica.endpoint()),
+          encodeApply([{ path: 'haproxy.cfg', content }]),
+        ),
+      );
+    for (const response of await send(withBytes(Buffer.from([0xc0])))) {
+      expect(response).toMatchObject({ changed: true, reloaded: true });
+    }
+    for (const response of await send(withBytes(Buffer.from('\ufffd')))) {
+      expect(response).toMatchObject({ changed: true, reloaded: true });
+    }
+  });
+
   it('falls back to a reload when HAProxy does not take the runtime update', async () => {
     // A slot inside a block HAProxy skips: the files allow the change, the running worker
     // has no such server.
