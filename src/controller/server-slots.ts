@@ -9,7 +9,9 @@
  *   (and at least `minimumSlots`): growing or shrinking across a power of two is a reload.
  * - Each endpoint takes the slot its `address:port` hashes to, or the next free one (linear
  *   probing, endpoints placed in sorted order), so an endpoint keeps its slot while others
- *   come and go, and its connections and load-balancing state with it.
+ *   come and go, and its connections and load-balancing state with it. Probing has a budget
+ *   (`probesPerSlot`); past it, as only endpoints colliding on purpose get, an endpoint takes
+ *   the lowest free slot.
  */
 import type { ModelServer } from './routing-model.ts';
 
