@@ -55,14 +55,15 @@ function deny(code: Finding['code'], path: string, message: string): ValidationR
 }
 
 /**
- * Whether the outcome denies with a message made from rendered text: a failed render, lint or
- * check. A config that does not read (stage `config`) is described from its own fields, and a
- * check that did not run says only that.
+ * Whether the outcome denies with a message that quotes rendered text: a failed render (an
+ * output refused, a filter's value) or lint (the refused word). A config that does not read
+ * (stage `config`) is described from its own fields, and HAProxy's check is reduced to the
+ * line number, the line's keyword (one the lint allowed) and a fixed reason (haproxy-message.ts).
  */
 function failsOnRenderedText(
   outcome: PipelineOutcome,
 ): outcome is Extract<PipelineOutcome, { ok: false }> {
-  return !outcome.ok && outcome.stage !== 'config' && outcome.unchecked !== true;
+  return !outcome.ok && (outcome.stage === 'template' || outcome.stage === 'lint');
 }
 
 function verdict(outcome: PipelineOutcome, subject: string): ValidationReport {
@@ -254,9 +255,9 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
         const outcome = await run(options.watch.snapshot());
         if (!failsOnRenderedText(outcome)) return verdict(outcome, subject);
         // The template is the sender's, and anyone who reaches the webhook can send one: a
-        // failure's message quotes rendered text (a lint finding's word, a refused output,
-        // HAProxy's keyword), which a template can fill with other namespaces' hosts, paths
-        // and endpoints. What it makes of an empty cluster quotes only its own text.
+        // failure's message quotes rendered text (a lint finding's word, a refused output),
+        // which a template can fill with other namespaces' hosts, paths and endpoints. What it
+        // makes of an empty cluster quotes only its own text.
         const bare = await run(emptySnapshot);
         if (failsOnRenderedText(bare)) return verdict(bare, subject);
         return verdict(
