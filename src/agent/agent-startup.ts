@@ -4,7 +4,7 @@
  * the files on disk, and the local socket path claimed.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
@@ -13,6 +13,7 @@ import type { AgentOptions } from './agent-options.ts';
 import { configFileName } from '../agent-api/api-types.ts';
 import { digestOf } from '../agent-api/apply-request.ts';
 import { bootstrapConfig } from './bootstrap-config.ts';
+import { replaceDurably } from './durable-write.ts';
 import type { AppliedFile } from './file-plan.ts';
 import type { ConfigFileStore } from './file-store.ts';
 import { readProcessList, reloadHAProxy } from './haproxy-reload.ts';
@@ -38,7 +39,7 @@ export async function prepareFiles(
     await store.prepare();
     const config = store.live(configFileName);
     if (!existsSync(config)) {
-      await writeFile(config, bootstrapConfig, { mode: 0o644 });
+      await replaceDurably(config, bootstrapConfig, 0o644);
       logger.info({ path: config }, 'wrote the bootstrap configuration');
     }
     if (await store.recover()) {

@@ -6,7 +6,10 @@
  * `<base>/.haptic/`, which no apply path can reach (paths never start with a dot).
  *
  * After a crash in the middle of an apply, `recover()` finds the journal and restores the
- * last-known-good files.
+ * last-known-good files. Each step is flushed to the disk before the next relies on it
+ * (durable-write.ts): the staged data and the kept links before the journal, the journal before
+ * the first live rename, the renames before the journal's end; a power loss at any point
+ * leaves the old set with its journal, or the new set without one.
  */
 import {
   copyFile,
@@ -18,11 +21,12 @@ import {
   rename,
   rm,
   rmdir,
-  writeFile,
 } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { type DesiredFile, pathProblem } from '../agent-api/apply-request.ts';
 import { errorCode } from '../errors.ts';
+import { inBatches } from '../in-batches.ts';
+import { replaceDurably, syncDirectory, writeDurably } from './durable-write.ts';
 import type { FilePlan } from './file-plan.ts';
 
 interface Journal {
@@ -53,6 +57,9 @@ export type PathConflict =
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
+
+/** Files staged (written and flushed) at once: few open files, the flushes overlapping. */
+const stageBatch = 16;
 
 /** Files holding a private key are readable by owner and group only. */
 function modeFor(content: Buffer): number {
@@ -182,32 +189,43 @@ export class ConfigFileStore {
       await rename(join(this.#stagingDir, file.path), target);
     }
     for (const path of plan.removals) await this.#remove(path);
+    await this.#syncLive([...plan.writes.map((file) => file.path), ...plan.removals]);
   }
 
   /** Writes the new content into the staging directory; live files are untouched. */
   async #stage(writes: readonly DesiredFile[]): Promise<void> {
     await rm(this.#stagingDir, { recursive: true, force: true });
-    for (const file of writes) {
-      const target = join(this.#stagingDir, file.path);
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, file.content, { mode: modeFor(file.content) });
+    const staged = writes.map((file) => ({ file, target: join(this.#stagingDir, file.path) }));
+    for (const directory of new Set(staged.map(({ target }) => dirname(target)))) {
+      await mkdir(directory, { recursive: true });
     }
+    await inBatches(staged, stageBatch, ({ file, target }) =>
+      writeDurably(target, file.content, modeFor(file.content)),
+    );
   }
 
   /** Keeps the files the plan replaces or removes; returns the paths that had none to keep. */
   async #keepAll(plan: FilePlan): Promise<string[]> {
     await rm(this.#previousDir, { recursive: true, force: true });
     const created: string[] = [];
+    const keptIn = new Set<string>();
     for (const path of [...plan.writes.map((file) => file.path), ...plan.removals]) {
-      const kept = await this.#keep(path);
-      if (!kept) created.push(path);
+      if (await this.#keep(path)) keptIn.add(dirname(join(this.#previousDir, path)));
+      else created.push(path);
     }
+    for (const directory of keptIn) await syncDirectory(directory);
     return created;
   }
 
   /** Removes a live file and the directories it leaves empty, up to the base directory. */
   async #remove(path: string): Promise<void> {
-    await rm(this.live(path), { force: true });
+    try {
+      await rm(this.live(path), { force: true });
+    } catch (error) {
+      // A parent is a file: there is nothing to remove.
+      if (errorCode(error) === 'ENOTDIR') return;
+      throw error;
+    }
     const segments = path.split('/');
     for (let depth = segments.length - 1; depth > 0; depth -= 1) {
       try {
@@ -233,6 +251,7 @@ export class ConfigFileStore {
    */
   async commit(): Promise<void> {
     await rm(this.#journalPath, { force: true });
+    await syncDirectory(this.#workDir);
     // A failure here leaves the directories, which the next apply clears (or fails on).
     this.#tidying = this.#clearWork().catch(() => undefined);
   }
@@ -277,7 +296,9 @@ export class ConfigFileStore {
         if (errorCode(error) !== 'ENOENT') throw error;
       }
     }
+    await this.#syncLive([...journal.writes, ...journal.removals]);
     await rm(this.#journalPath, { force: true });
+    await syncDirectory(this.#workDir);
     await this.#clearWork();
   }
 
@@ -287,9 +308,23 @@ export class ConfigFileStore {
   }
 
   async #writeJournal(journal: Journal): Promise<void> {
-    const temporary = `${this.#journalPath}.tmp`;
-    await writeFile(temporary, JSON.stringify(journal), { mode: 0o600 });
-    await rename(temporary, this.#journalPath);
+    await replaceDurably(this.#journalPath, JSON.stringify(journal), 0o600);
+  }
+
+  /**
+   * Flushes the live directories these paths were renamed into or removed from: for each, the
+   * nearest directory that still exists (a removal may have taken its empty parents).
+   */
+  async #syncLive(paths: readonly string[]): Promise<void> {
+    const directories = new Set<string>();
+    for (const path of paths) {
+      const segments = path.split('/');
+      let depth = segments.length - 1;
+      while (depth > 0 && (await this.#kindOf(segments.slice(0, depth).join('/'))) !== 'directory')
+        depth -= 1;
+      directories.add(this.live(segments.slice(0, depth).join('/')));
+    }
+    for (const directory of directories) await syncDirectory(directory);
   }
 
   async #readJournal(): Promise<Journal | undefined> {

@@ -3,10 +3,11 @@
  * atomically after every successful apply, read at start, so a restarted agent reports the
  * configuration HAProxy still runs.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describeError } from '../errors.ts';
 import { pathProblem } from '../agent-api/apply-request.ts';
+import { replaceDurably } from './durable-write.ts';
 import type { AppliedFile } from './file-plan.ts';
 
 export interface AppliedState {
@@ -88,10 +89,8 @@ export async function readStateFile(path: string): Promise<StateRead> {
     : { found: true, state };
 }
 
-/** Writes the state file atomically (temporary file, then rename). */
+/** Writes the state file atomically and durably (durable-write.ts). */
 export async function writeStateFile(path: string, state: AppliedState): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.tmp-${process.pid}`;
-  await writeFile(temporary, serializeState(state), { mode: 0o600 });
-  await rename(temporary, path);
+  await replaceDurably(path, serializeState(state), 0o600);
 }

@@ -9,6 +9,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DesiredFile } from '../agent-api/apply-request.ts';
+import { inBatches } from '../in-batches.ts';
 
 /** Files written at once: few open files, and a bundle's few large ones written together. */
 const writeBatch = 16;
@@ -38,16 +39,9 @@ export async function createCheckWorkspace(
     for (const directory of new Set(files.map((file) => dirname(join(configDir, file.path))))) {
       await mkdir(directory, { recursive: true, mode: 0o700 });
     }
-    for (let start = 0; start < files.length; start += writeBatch) {
-      const writes = await Promise.allSettled(
-        files
-          .slice(start, start + writeBatch)
-          .map((file) =>
-            writeFile(join(configDir, file.path), file.content, { mode: 0o600, flag: 'wx' }),
-          ),
-      );
-      for (const write of writes) if (write.status === 'rejected') throw write.reason;
-    }
+    await inBatches(files, writeBatch, (file) =>
+      writeFile(join(configDir, file.path), file.content, { mode: 0o600, flag: 'wx' }),
+    );
     return { configDir, scratchDir, remove };
   } catch (error) {
     await remove();
