@@ -211,3 +211,103 @@ async function rawExchange(head: string): Promise<string> {
     server.close();
   }
 }
+
+describe('webhook HTTP layer under a flood', () => {
+  /** An app whose reviews wait until `release()`; listening on loopback. */
+  async function heldApp(inFlight: { requests: number; bytes: number }) {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const started: string[] = [];
+    const app = createWebhookApp({
+      maxBodyBytes: 4096,
+      inFlight,
+      review: async (req) => {
+        started.push(req.uid);
+        await held;
+        return { uid: req.uid, allowed: true };
+      },
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const post = (uid: string, padding = 0) => {
+      const body = { ...review(uid), padding: 'x'.repeat(padding) };
+      return fetch(`http://127.0.0.1:${String(port)}/validate`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    };
+    return { started, release, post, port, close: () => server.close() };
+  }
+
+  async function until(condition: () => boolean): Promise<void> {
+    for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((r) => setTimeout(r, 5));
+    expect(condition()).toBe(true);
+  }
+
+  it('answers 429 at once to a request beyond the number in flight, then serves again', async () => {
+    const held = await heldApp({ requests: 2, bytes: 1024 * 1024 });
+    try {
+      const first = held.post('a');
+      const second = held.post('b');
+      await until(() => held.started.length === 2);
+      const refused = await held.post('c');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await refused.json()).toEqual({
+        message:
+          'The webhook holds as many reviews as it may (2 requests, 1048576 bytes of bodies); retry in a moment. If this lasts, something is flooding the webhook: restrict who may reach it (NetworkPolicy, controller.networkPolicy.enabled).',
+      });
+      expect(held.started).toEqual(['a', 'b']);
+      held.release();
+      expect([(await first).status, (await second).status]).toEqual([200, 200]);
+      const after = await held.post('d');
+      expect(after.status).toBe(200);
+      expect(await after.json()).toMatchObject({ response: { uid: 'd' } });
+    } finally {
+      held.close();
+    }
+  });
+
+  it('weighs requests by their declared length, a lone one always fitting', async () => {
+    const held = await heldApp({ requests: 10, bytes: 3000 });
+    try {
+      // Larger than the whole budget, but alone: taken.
+      const large = held.post('large', 3200);
+      await until(() => held.started.length === 1);
+      expect((await held.post('small')).status).toBe(429);
+      held.release();
+      expect((await large).status).toBe(200);
+      const [one, two] = await Promise.all([held.post('one', 1000), held.post('two', 1000)]);
+      expect([one.status, two.status]).toEqual([200, 200]);
+    } finally {
+      held.close();
+    }
+  });
+
+  it('gives back the room of a sender that stopped mid-body', async () => {
+    const held = await heldApp({ requests: 1, bytes: 1024 * 1024 });
+    try {
+      const socket = connect(held.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        'POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 3000\r\n\r\n{"apiVersion":',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await held.post('while-held')).status).toBe(429);
+      socket.destroy();
+      held.release();
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i += 1) {
+        status = (await held.post(`after-${String(i)}`)).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(status).toBe(200);
+    } finally {
+      held.close();
+    }
+  });
+});

@@ -3,7 +3,8 @@
  * AdmissionReview decoded and the answer encoded. Nothing else happens here. Malformed input
  * gets 400, a body without a declared length 411, an oversized one 413 (answered from the
  * declared Content-Length before one byte of the body is read), another content type or a
- * compressed body 415; nothing crashes the process.
+ * compressed body 415, one that does not fit beside the requests in flight 429 (also before its
+ * body is read: in-flight-budget.ts); nothing crashes the process.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import {
@@ -12,6 +13,7 @@ import {
   decodeAdmissionReview,
   encodeAdmissionReview,
 } from './admission-review.ts';
+import { InFlightBudget, type InFlightLimits, defaultInFlightLimits } from './in-flight-budget.ts';
 
 /**
  * Largest request accepted. An AdmissionReview carries the object and the old object, each
@@ -24,6 +26,8 @@ export interface WebhookAppOptions {
   readonly review: (request: AdmissionRequest) => Promise<AdmissionResponse>;
   /** @default {@link defaultMaxBodyBytes} */
   readonly maxBodyBytes?: number;
+  /** @default {@link defaultInFlightLimits} */
+  readonly inFlight?: InFlightLimits;
   /** Called for requests answered with an HTTP error (4xx/5xx). */
   readonly onHttpError?: (status: number, message: string) => void;
 }
@@ -64,6 +68,8 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
   };
 
   const limit = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const budget = new InFlightBudget(options.inFlight ?? defaultInFlightLimits);
+  const busy = `The webhook holds as many reviews as it may (${String(budget.limits.requests)} requests, ${String(budget.limits.bytes)} bytes of bodies); retry in a moment. If this lasts, something is flooding the webhook: restrict who may reach it (NetworkPolicy, controller.networkPolicy.enabled).`;
   /** Answers without reading the body, and closes the connection so it is never read. */
   const refuse = (res: Response, status: number, message: string): void => {
     res.set('Connection', 'close');
@@ -84,10 +90,20 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
         refuse(res, 411, 'Send the AdmissionReview with a Content-Length header.');
         return;
       }
-      if (Number(declared) > limit) {
+      const bytes = Number(declared);
+      if (bytes > limit) {
         refuse(res, 413, tooLarge);
         return;
       }
+      if (!budget.take(bytes)) {
+        res.set('Retry-After', '1');
+        refuse(res, 429, busy);
+        return;
+      }
+      // Once answered, or once the connection is gone (a sender that stopped mid-body).
+      res.once('close', () => {
+        budget.give(bytes);
+      });
       next();
     },
     // The API server never compresses what it sends; inflating would only serve bombs.
