@@ -100,6 +100,41 @@ describe('runtimePlan', () => {
     });
   });
 
+  it.each([
+    ['a quoted', '"backend" other'],
+    ['an escaped', String.raw`\x62ackend other`],
+    ['a partly quoted', "back'end' other"],
+  ])('reads %s section keyword as HAProxy does: the slot is of its backend', (_, header) => {
+    // A server line under it belongs to `other`, not to the backend above it.
+    const previous = [...base.slice(0, 9), header, '  server s1 10.0.0.5:80'];
+    const plan = runtimePlan(
+      set(previous),
+      set([...previous.slice(0, 10), '  server s1 10.0.0.6:80']),
+    );
+    expect(plan).toEqual({
+      runtime: true,
+      changes: [{ backend: 'other', server: 's1', address: '10.0.0.6', port: 80, state: 'ready' }],
+      lines: ['  server s1 10.0.0.6:80'],
+    });
+    const rewrite = rewriteServerSlots(previous.join('\n'), plan.runtime ? plan.changes : []);
+    expect(rewrite?.config.split('\n').at(-1)).toBe('  server s1 10.0.0.6:80');
+    expect(rewrite?.config.split('\n').slice(0, 10)).toEqual(previous.slice(0, 10));
+  });
+
+  it('reloads when a line above a slot starts with a word HAProxy reads from the environment', () => {
+    const previous = [...base.slice(0, 9), '"${SECTION}" other', '  server s1 10.0.0.5:80'];
+    const next = [...previous.slice(0, 10), '  server s1 10.0.0.6:80'];
+    expect(runtimePlan(set(previous), set(next))).toEqual({
+      runtime: false,
+      reason: 'the first word of line 10 is known only when HAProxy reads it',
+    });
+    expect(
+      rewriteServerSlots(previous.join('\n'), [
+        { backend: 'team:web:80', server: 's2', address: '10.0.0.2', port: 8080, state: 'ready' },
+      ]),
+    ).toBeUndefined();
+  });
+
   it('refuses a backend name that cannot go into a runtime command', () => {
     const previous = edited(5, 'backend "a b"');
     expect(

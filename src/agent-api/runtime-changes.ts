@@ -114,23 +114,39 @@ function isKeywordCharacter(code: number): boolean {
   return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 45;
 }
 
+/** A first word whose text HAProxy only knows when it reads it (an environment reference). */
+const unreadable = Symbol('unreadable');
+
 /**
- * The leading keyword of a line (`^\s*([A-Za-z-]+)(?:\s|$)`), scanned without a regular
- * expression: at a thousand backends this runs for every line of every runtime change.
+ * The first word of a line as HAProxy reads it: undefined for a blank, comment or scope line,
+ * `unreadable` when its text is not in the line or the line cannot be read. A plain keyword
+ * (`^\s*([A-Za-z-]+)(?:\s|$)`) is scanned without splitting the line: at a thousand backends
+ * this runs for every line of every runtime change. Anything else is split as HAProxy splits
+ * it, so a quoted or escaped keyword (`"backend" b`, `\x62ackend b`) is the keyword it reads.
  */
-function firstWord(line: string): string | undefined {
+function firstWord(line: string): string | typeof unreadable | undefined {
   let end = 0;
   while (end < line.length && isSpace(line.charCodeAt(end))) end += 1;
   const start = end;
   while (end < line.length && isKeywordCharacter(line.charCodeAt(end))) end += 1;
-  if (end === start || (end < line.length && !isSpace(line.charCodeAt(end)))) return undefined;
-  return line.slice(start, end);
+  if (end > start && (end === line.length || isSpace(line.charCodeAt(end)))) {
+    return line.slice(start, end);
+  }
+  if (start === line.length || line.charAt(start) === '#') return undefined;
+  const split = splitConfigLine(line);
+  if (split.error !== undefined) return unreadable;
+  const [word] = split.words;
+  if (word === undefined) return undefined;
+  return literal(word) ?? unreadable;
 }
 
 /** The `backend`/`listen` name of the section line `index` is in, or why there is none. */
 function proxyOf(lines: readonly string[], index: number): string | { readonly reason: string } {
   for (let i = index - 1; i >= 0; i -= 1) {
     const first = firstWord(lines[i] ?? '');
+    if (first === unreadable) {
+      return { reason: `the first word of line ${i + 1} is known only when HAProxy reads it` };
+    }
     if (first === undefined || !sectionKeywords.has(first)) continue;
     const [, name] = splitConfigLine(lines[i] ?? '').words;
     const proxy = literal(name);
@@ -332,6 +348,8 @@ export function rewriteServerSlots(
     for (let i = section + 1; i < lines.length; i += 1) {
       const text = lines[i] ?? '';
       const first = firstWord(text);
+      // Where the section ends is not known: the caller renders in full.
+      if (first === unreadable) return undefined;
       if (first !== undefined && sectionKeywords.has(first)) break;
       if (first !== 'server') continue;
       const name = literal(splitConfigLine(text).words[1]);
