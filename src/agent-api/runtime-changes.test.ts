@@ -135,6 +135,27 @@ describe('runtimePlan', () => {
     ).toBeUndefined();
   });
 
+  it.each([
+    ['a conditional block', '.if defined(HAPTIC_SLOT)'],
+    ['a quoted conditional block', '".if" defined(HAPTIC_SLOT)'],
+  ])('reloads a slot change when the configuration has %s', (_, opening) => {
+    // HAProxy reads one of the two s1 lines; a runtime change would go to the one it reads.
+    const previous = [
+      ...base.slice(0, 9),
+      'backend other',
+      opening,
+      '  server s1 10.0.0.1:80',
+      '.else',
+      '  server s1 10.0.0.2:80',
+      '.endif',
+    ];
+    const next = previous.map((line, i) => (i === 11 ? '  server s1 10.0.0.9:80' : line));
+    expect(runtimePlan(set(previous), set(next))).toEqual({
+      runtime: false,
+      reason: `line 11 is a conditional block (.if), which runtime changes do not follow`,
+    });
+  });
+
   it('refuses a backend name that cannot go into a runtime command', () => {
     const previous = edited(5, 'backend "a b"');
     expect(

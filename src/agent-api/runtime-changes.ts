@@ -17,7 +17,7 @@ import { configFileName } from './api-types.ts';
 import { type ConfigWord, splitConfigLine } from '../validation/haproxy-config-words.ts';
 import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
 import type { FileLintFinding } from '../validation/haproxy-files-lint.ts';
-import { sectionKinds, otherSections } from '../validation/haproxy-keywords.ts';
+import { conditionalMacros, otherSections, sectionKinds } from '../validation/haproxy-keywords.ts';
 
 export interface FileDigest {
   readonly path: string;
@@ -160,6 +160,25 @@ function proxyOf(lines: readonly string[], index: number): string | { readonly r
   return { reason: `line ${index + 1} is outside every section` };
 }
 
+/**
+ * Why no line of `lines` may change at runtime, if none may: a conditional block (`.if` …
+ * `.endif`) decides which lines HAProxy reads, which a runtime change does not follow (a
+ * change in a branch HAProxy skips would go to the server of the branch it reads), and a first
+ * word read from the environment may be one.
+ */
+function conditionalReason(lines: readonly string[]): string | undefined {
+  for (const [index, line] of lines.entries()) {
+    const first = firstWord(line);
+    if (first === unreadable) {
+      return `the first word of line ${index + 1} is known only when HAProxy reads it`;
+    }
+    if (first !== undefined && conditionalMacros.has(first)) {
+      return `line ${index + 1} is a conditional block (${first}), which runtime changes do not follow`;
+    }
+  }
+  return undefined;
+}
+
 function sameSettings(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((word, i) => word === b[i]);
 }
@@ -213,6 +232,8 @@ function slotPlan(
     });
     changed.push(text);
   }
+  const conditional = changes.length === 0 ? undefined : conditionalReason(lines);
+  if (conditional !== undefined) return reload(conditional);
   return { runtime: true, changes, lines: changed };
 }
 
