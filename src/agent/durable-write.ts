@@ -24,10 +24,21 @@ export async function writeDurably(
   }
 }
 
+/** Flushes a file already written (a copy) to the disk. */
+export async function flushFile(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Replaces `path` with `content` atomically and durably: a temporary file beside it is written
  * and flushed, renamed over it, and the directory flushed. A crash leaves the old file or the
- * new one, never a part of either; a failure removes the temporary file.
+ * new one, never a part of either (and perhaps the temporary file, which the next write
+ * overwrites); a failure removes the temporary file.
  */
 export async function replaceDurably(
   path: string,
@@ -35,7 +46,7 @@ export async function replaceDurably(
   mode: number,
 ): Promise<void> {
   const directory = dirname(path);
-  const temporary = join(directory, `.${basename(path)}.tmp-${process.pid}`);
+  const temporary = join(directory, `.${basename(path)}.tmp`);
   try {
     await writeDurably(temporary, content, mode);
     await rename(temporary, path);
@@ -46,7 +57,10 @@ export async function replaceDurably(
   await syncDirectory(directory);
 }
 
-/** Flushes a directory's entries: the files created, renamed into or removed from it. */
+/**
+ * Flushes a directory's entries: the files and directories created, renamed into or removed
+ * from it (a new directory's own entry is in its parent, flushed with the parent).
+ */
 export async function syncDirectory(directory: string): Promise<void> {
   const handle = await open(directory, 'r');
   try {

@@ -26,7 +26,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { type DesiredFile, pathProblem } from '../agent-api/apply-request.ts';
 import { errorCode } from '../errors.ts';
 import { inBatches } from '../in-batches.ts';
-import { replaceDurably, syncDirectory, writeDurably } from './durable-write.ts';
+import { flushFile, replaceDurably, syncDirectory, writeDurably } from './durable-write.ts';
 import type { FilePlan } from './file-plan.ts';
 
 interface Journal {
@@ -60,6 +60,16 @@ function isStringArray(value: unknown): value is string[] {
 
 /** Files staged (written and flushed) at once: few open files, the flushes overlapping. */
 const stageBatch = 16;
+
+/** The directories holding `path` under `root`, innermost first, `root` last. */
+function directoriesOf(root: string, path: string): string[] {
+  const segments = path.split('/');
+  const directories: string[] = [];
+  for (let depth = segments.length - 1; depth >= 0; depth -= 1) {
+    directories.push(join(root, ...segments.slice(0, depth)));
+  }
+  return directories;
+}
 
 /** Files holding a private key are readable by owner and group only. */
 function modeFor(content: Buffer): number {
@@ -208,10 +218,15 @@ export class ConfigFileStore {
   async #keepAll(plan: FilePlan): Promise<string[]> {
     await rm(this.#previousDir, { recursive: true, force: true });
     const created: string[] = [];
+    // The kept links and the directories made for them, up to the work directory.
     const keptIn = new Set<string>();
     for (const path of [...plan.writes.map((file) => file.path), ...plan.removals]) {
-      if (await this.#keep(path)) keptIn.add(dirname(join(this.#previousDir, path)));
-      else created.push(path);
+      if (!(await this.#keep(path))) {
+        created.push(path);
+        continue;
+      }
+      for (const directory of directoriesOf(this.#previousDir, path)) keptIn.add(directory);
+      keptIn.add(this.#workDir);
     }
     for (const directory of keptIn) await syncDirectory(directory);
     return created;
@@ -273,6 +288,7 @@ export class ConfigFileStore {
     }
     try {
       await copyFile(source, target);
+      await flushFile(target);
       return true;
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return false;
@@ -312,19 +328,23 @@ export class ConfigFileStore {
   }
 
   /**
-   * Flushes the live directories these paths were renamed into or removed from: for each, the
-   * nearest directory that still exists (a removal may have taken its empty parents).
+   * Flushes the live directories these paths were renamed into or removed from, and every
+   * directory above them up to the base directory (an apply or a restore may have made them);
+   * a directory a removal took is skipped.
    */
   async #syncLive(paths: readonly string[]): Promise<void> {
     const directories = new Set<string>();
     for (const path of paths) {
-      const segments = path.split('/');
-      let depth = segments.length - 1;
-      while (depth > 0 && (await this.#kindOf(segments.slice(0, depth).join('/'))) !== 'directory')
-        depth -= 1;
-      directories.add(this.live(segments.slice(0, depth).join('/')));
+      for (const directory of directoriesOf(this.baseDir, path)) directories.add(directory);
     }
-    for (const directory of directories) await syncDirectory(directory);
+    for (const directory of directories) {
+      try {
+        await syncDirectory(directory);
+      } catch (error) {
+        const code = errorCode(error);
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      }
+    }
   }
 
   async #readJournal(): Promise<Journal | undefined> {
