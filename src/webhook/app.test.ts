@@ -288,6 +288,25 @@ describe('webhook HTTP layer under a flood', () => {
     }
   });
 
+  it('gives back the room of pipelined requests whose connection closed before their answers', async () => {
+    const held = await heldApp({ requests: 3, bytes: 1024 * 1024 });
+    try {
+      const socket = connect(held.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const body = JSON.stringify(review('pipelined'));
+      const one = `POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${String(Buffer.byteLength(body))}\r\n\r\n${body}`;
+      socket.write(one.repeat(3));
+      await until(() => held.started.length >= 1);
+      socket.destroy();
+      held.release();
+      // All three were taken (the budget's three requests); each gave its room back.
+      const after = await Promise.all([held.post('x'), held.post('y'), held.post('z')]);
+      expect(after.map((res) => res.status)).toEqual([200, 200, 200]);
+    } finally {
+      held.close();
+    }
+  });
+
   it('gives back the room of a sender that stopped mid-body', async () => {
     const held = await heldApp({ requests: 1, bytes: 1024 * 1024 });
     try {

@@ -100,10 +100,18 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
         refuse(res, 429, busy);
         return;
       }
-      // Once answered, or once the connection is gone (a sender that stopped mid-body).
-      res.once('close', () => {
+      // Once answered, or once the connection is gone (a sender that stopped mid-body). The
+      // socket's own close too: a pipelined request whose answer waited behind another's gets
+      // no close of its own on Nodes before nodejs/node#62534.
+      let held = true;
+      const release = (): void => {
+        if (!held) return;
+        held = false;
         budget.give(bytes);
-      });
+        req.socket.off('close', release);
+      };
+      res.once('close', release);
+      req.socket.once('close', release);
       next();
     },
     // The API server never compresses what it sends; inflating would only serve bombs.
