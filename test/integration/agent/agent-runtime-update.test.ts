@@ -252,16 +252,15 @@ describe('endpoint changes through the runtime API', () => {
   });
 
   it('falls back to a reload when HAProxy does not take the runtime update', async () => {
-    // A slot inside a block HAProxy skips: the files allow the change, the running worker
-    // has no such server.
+    // A slot of a disabled backend: the files allow the change, the running worker refuses
+    // it ("Proxy is disabled.").
     const hidden = (slot: Slot): string =>
       config(
         [0, 'spare', 'spare', 'spare', 'spare'],
         `
 backend hidden
-.if defined(HAPTIC_NO_SUCH_VARIABLE)
+  disabled
 ${slot === 'spare' ? '  server s1 127.0.0.1:1 disabled' : `  server s1 127.0.0.1:${upstreamPorts[slot] ?? 0}`}
-.endif
 `,
       );
     for (const response of responses(await apply(hidden('spare')))) {
@@ -434,9 +433,8 @@ describe('the runtime-change operation (slots and digests only)', () => {
         [0, 'spare', 'spare', 'spare'],
         `
 backend hidden
-.if defined(HAPTIC_NO_SUCH_VARIABLE)
+  disabled
 ${slot === 'spare' ? '  server s1 127.0.0.1:1 disabled' : `  server s1 127.0.0.1:${upstreamPorts[slot] ?? 0}`}
-.endif
 `,
       );
     for (const response of responses(await apply(hidden('spare')))) {
