@@ -179,6 +179,21 @@ function conditionalReason(lines: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * The last base configuration asked about and its answer: a runtime change never changes it
+ * (changed lines are server lines before and after), so each change of a run of changes to
+ * the same applied configuration reads its lines once, not once per change.
+ */
+let conditionalMemo: { readonly text: string; readonly reason: string | undefined } | undefined;
+
+/** conditionalReason of `base` (the configuration a plan starts from), split as `lines`. */
+function baseConditionalReason(base: string, lines: readonly string[]): string | undefined {
+  if (conditionalMemo?.text !== base) {
+    conditionalMemo = { text: base, reason: conditionalReason(lines) };
+  }
+  return conditionalMemo.reason;
+}
+
 function sameSettings(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((word, i) => word === b[i]);
 }
@@ -204,6 +219,7 @@ function otherFilesReason(
  * address, port or `disabled` only.
  */
 function slotPlan(
+  base: string,
   old: readonly string[],
   lines: readonly string[],
   candidates: readonly number[],
@@ -232,7 +248,8 @@ function slotPlan(
     });
     changed.push(text);
   }
-  const conditional = changes.length === 0 ? undefined : conditionalReason(lines);
+  // The old lines: the changed ones are server lines in both, so neither is a conditional.
+  const conditional = changes.length === 0 ? undefined : baseConditionalReason(base, old);
   if (conditional !== undefined) return reload(conditional);
   return { runtime: true, changes, lines: changed };
 }
@@ -246,7 +263,7 @@ export function runtimePlan(previous: FileSetText, next: FileSetText): RuntimePl
   if (old.length !== lines.length) return reload(`${configFileName} has other lines`);
   const candidates: number[] = [];
   for (let i = 0; i < lines.length; i += 1) if (lines[i] !== old[i]) candidates.push(i);
-  return slotPlan(old, lines, candidates);
+  return slotPlan(previous.config, old, lines, candidates);
 }
 
 /**
@@ -261,7 +278,7 @@ export function rewrittenPlan(
 ): RuntimePlan {
   const reason = otherFilesReason(previous, next);
   if (reason !== undefined) return reload(reason);
-  return slotPlan(rewrite.before, rewrite.after, rewrite.changed);
+  return slotPlan(rewrite.base, rewrite.before, rewrite.after, rewrite.changed);
 }
 
 /** The `server` line a change gives `line`: the address replaced, `disabled` set or cleared. */
@@ -289,6 +306,8 @@ function rewriteServerLine(line: string, change: ServerChange): string | undefin
 
 /** A rewrite of haproxy.cfg: its lines before and after, equal at every index but `changed`. */
 export interface SlotRewrite {
+  /** The configuration rewritten. */
+  readonly base: string;
   readonly config: string;
   readonly before: readonly string[];
   readonly after: readonly string[];
@@ -383,7 +402,13 @@ export function rewriteServerSlots(
     }
   }
   return changed.length === changes.length
-    ? { config: spliced(config, starts, lines, changed), before, after: lines, changed }
+    ? {
+        base: config,
+        config: spliced(config, starts, lines, changed),
+        before,
+        after: lines,
+        changed,
+      }
     : undefined;
 }
 
