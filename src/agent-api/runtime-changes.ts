@@ -180,9 +180,10 @@ function conditionalReason(lines: readonly string[]): string | undefined {
 }
 
 /**
- * The last base configuration asked about and its answer: a runtime change never changes it
- * (changed lines are server lines before and after), so each change of a run of changes to
- * the same applied configuration reads its lines once, not once per change.
+ * The last configuration asked about and its answer. A runtime change does not change the
+ * answer (its changed lines are server lines before and after), so the configuration it makes
+ * is remembered with its base's: a run of endpoint changes, each starting from the one before,
+ * reads the lines once, not once per change.
  */
 let conditionalMemo: { readonly text: string; readonly reason: string | undefined } | undefined;
 
@@ -219,7 +220,7 @@ function otherFilesReason(
  * address, port or `disabled` only.
  */
 function slotPlan(
-  base: string,
+  texts: { readonly base: string; readonly next: string },
   old: readonly string[],
   lines: readonly string[],
   candidates: readonly number[],
@@ -249,8 +250,11 @@ function slotPlan(
     changed.push(text);
   }
   // The old lines: the changed ones are server lines in both, so neither is a conditional.
-  const conditional = changes.length === 0 ? undefined : baseConditionalReason(base, old);
-  if (conditional !== undefined) return reload(conditional);
+  if (changes.length > 0) {
+    const conditional = baseConditionalReason(texts.base, old);
+    if (conditional !== undefined) return reload(conditional);
+    conditionalMemo = { text: texts.next, reason: undefined };
+  }
   return { runtime: true, changes, lines: changed };
 }
 
@@ -263,7 +267,7 @@ export function runtimePlan(previous: FileSetText, next: FileSetText): RuntimePl
   if (old.length !== lines.length) return reload(`${configFileName} has other lines`);
   const candidates: number[] = [];
   for (let i = 0; i < lines.length; i += 1) if (lines[i] !== old[i]) candidates.push(i);
-  return slotPlan(previous.config, old, lines, candidates);
+  return slotPlan({ base: previous.config, next: next.config }, old, lines, candidates);
 }
 
 /**
@@ -278,7 +282,12 @@ export function rewrittenPlan(
 ): RuntimePlan {
   const reason = otherFilesReason(previous, next);
   if (reason !== undefined) return reload(reason);
-  return slotPlan(rewrite.base, rewrite.before, rewrite.after, rewrite.changed);
+  return slotPlan(
+    { base: rewrite.base, next: rewrite.config },
+    rewrite.before,
+    rewrite.after,
+    rewrite.changed,
+  );
 }
 
 /** The `server` line a change gives `line`: the address replaced, `disabled` set or cleared. */
