@@ -288,6 +288,30 @@ describe('webhook HTTP layer under a flood', () => {
     }
   });
 
+  it('holds many pipelined requests of one connection without a listener warning', async () => {
+    const held = await heldApp({ requests: 20, bytes: 1024 * 1024 });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning.name);
+    };
+    process.on('warning', onWarning);
+    try {
+      const socket = connect(held.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const body = JSON.stringify(review('pipelined'));
+      const one = `POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${String(Buffer.byteLength(body))}\r\n\r\n${body}`;
+      socket.write(one.repeat(15));
+      await until(() => held.started.length === 15);
+      socket.destroy();
+      held.release();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      held.close();
+    }
+  });
+
   it('gives back the room of pipelined requests whose connection closed before their answers', async () => {
     const held = await heldApp({ requests: 3, bytes: 1024 * 1024 });
     try {

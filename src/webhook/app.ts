@@ -111,6 +111,10 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
         req.socket.off('close', release);
       };
       res.once('close', release);
+      // One listener per request in flight on the socket, as many as the budget allows.
+      if (req.socket.getMaxListeners() < budget.limits.requests + 1) {
+        req.socket.setMaxListeners(budget.limits.requests + 1);
+      }
       req.socket.once('close', release);
       next();
     },
