@@ -24,16 +24,6 @@ export async function writeDurably(
   }
 }
 
-/** Flushes a file already written (a copy) to the disk. */
-export async function flushFile(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
  * Replaces `path` with `content` atomically and durably: a temporary file beside it is written
  * and flushed, renamed over it, and the directory flushed. A crash leaves the old file or the
@@ -54,15 +44,16 @@ export async function replaceDurably(
     await rm(temporary, { force: true });
     throw error;
   }
-  await syncDirectory(directory);
+  await flush(directory);
 }
 
 /**
- * Flushes a directory's entries: the files and directories created, renamed into or removed
- * from it (a new directory's own entry is in its parent, flushed with the parent).
+ * Flushes what is already written at `path` to the disk: a file's data (a copy), or a
+ * directory's entries, the files and directories created, renamed into or removed from it (a
+ * new directory's own entry is in its parent, flushed with the parent).
  */
-export async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, 'r');
+export async function flush(path: string): Promise<void> {
+  const handle = await open(path, 'r');
   try {
     await handle.sync();
   } finally {

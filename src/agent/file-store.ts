@@ -26,7 +26,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { type DesiredFile, pathProblem } from '../agent-api/apply-request.ts';
 import { errorCode } from '../errors.ts';
 import { inBatches } from '../in-batches.ts';
-import { flushFile, replaceDurably, syncDirectory, writeDurably } from './durable-write.ts';
+import { flush, replaceDurably, writeDurably } from './durable-write.ts';
 import type { FilePlan } from './file-plan.ts';
 
 interface Journal {
@@ -218,7 +218,8 @@ export class ConfigFileStore {
   async #keepAll(plan: FilePlan): Promise<string[]> {
     await rm(this.#previousDir, { recursive: true, force: true });
     const created: string[] = [];
-    // The kept links and the directories made for them, up to the work directory.
+    // The kept links and the directories made for them; the work directory, which holds
+    // the last-known-good directory, is flushed with the journal written next.
     const keptIn = new Set<string>();
     for (const path of [...plan.writes.map((file) => file.path), ...plan.removals]) {
       if (!(await this.#keep(path))) {
@@ -226,9 +227,8 @@ export class ConfigFileStore {
         continue;
       }
       for (const directory of directoriesOf(this.#previousDir, path)) keptIn.add(directory);
-      keptIn.add(this.#workDir);
     }
-    for (const directory of keptIn) await syncDirectory(directory);
+    for (const directory of keptIn) await flush(directory);
     return created;
   }
 
@@ -266,7 +266,7 @@ export class ConfigFileStore {
    */
   async commit(): Promise<void> {
     await rm(this.#journalPath, { force: true });
-    await syncDirectory(this.#workDir);
+    await flush(this.#workDir);
     // A failure here leaves the directories, which the next apply clears (or fails on).
     this.#tidying = this.#clearWork().catch(() => undefined);
   }
@@ -288,7 +288,7 @@ export class ConfigFileStore {
     }
     try {
       await copyFile(source, target);
-      await flushFile(target);
+      await flush(target);
       return true;
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return false;
@@ -314,7 +314,7 @@ export class ConfigFileStore {
     }
     await this.#syncLive([...journal.writes, ...journal.removals]);
     await rm(this.#journalPath, { force: true });
-    await syncDirectory(this.#workDir);
+    await flush(this.#workDir);
     await this.#clearWork();
   }
 
@@ -339,7 +339,7 @@ export class ConfigFileStore {
     }
     for (const directory of directories) {
       try {
-        await syncDirectory(directory);
+        await flush(directory);
       } catch (error) {
         const code = errorCode(error);
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
