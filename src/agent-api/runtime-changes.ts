@@ -144,10 +144,8 @@ function firstWord(line: string): string | typeof unreadable | undefined {
 function proxyOf(lines: readonly string[], index: number): string | { readonly reason: string } {
   for (let i = index - 1; i >= 0; i -= 1) {
     const first = firstWord(lines[i] ?? '');
-    if (first === unreadable) {
-      return { reason: `the first word of line ${i + 1} is known only when HAProxy reads it` };
-    }
-    if (first === undefined || !sectionKeywords.has(first)) continue;
+    // A first word HAProxy reads from the environment refused the plan before (conditionalReason).
+    if (typeof first !== 'string' || !sectionKeywords.has(first)) continue;
     const [, name] = splitConfigLine(lines[i] ?? '').words;
     const proxy = literal(name);
     if ((first !== 'backend' && first !== 'listen') || proxy === undefined) {
@@ -180,19 +178,20 @@ function conditionalReason(lines: readonly string[]): string | undefined {
 }
 
 /**
- * The last configuration asked about and its answer. A runtime change does not change the
- * answer (its changed lines are server lines before and after), so the configuration it makes
- * is remembered with its base's: a run of endpoint changes, each starting from the one before,
- * reads the lines once, not once per change.
+ * Configurations whose answer is known: the last base asked about and, once a plan from it is
+ * made, the configuration that plan makes. A runtime change does not change the answer (its
+ * changed lines are server lines before and after), so a run of endpoint changes, each starting
+ * from the one before, and plans from one base to several agents read the lines once.
  */
-let conditionalMemo: { readonly text: string; readonly reason: string | undefined } | undefined;
+let conditionalMemo: readonly { readonly text: string; readonly reason: string | undefined }[] = [];
 
 /** conditionalReason of `base` (the configuration a plan starts from), split as `lines`. */
 function baseConditionalReason(base: string, lines: readonly string[]): string | undefined {
-  if (conditionalMemo?.text !== base) {
-    conditionalMemo = { text: base, reason: conditionalReason(lines) };
-  }
-  return conditionalMemo.reason;
+  const known = conditionalMemo.find((entry) => entry.text === base);
+  if (known !== undefined) return known.reason;
+  const reason = conditionalReason(lines);
+  conditionalMemo = [{ text: base, reason }];
+  return reason;
 }
 
 function sameSettings(a: readonly string[], b: readonly string[]): boolean {
@@ -238,6 +237,9 @@ function slotPlan(
     if (was.name !== now.name || !sameSettings(was.settings, now.settings)) {
       return reload(`${configFileName} line ${i + 1} changes more than the server's address`);
     }
+    // Asked of the old lines: a changed line is a server line in both, so neither is a conditional.
+    const conditional = baseConditionalReason(texts.base, old);
+    if (conditional !== undefined) return reload(conditional);
     const backend = proxyOf(lines, i);
     if (typeof backend !== 'string') return reload(backend.reason);
     changes.push({
@@ -249,11 +251,11 @@ function slotPlan(
     });
     changed.push(text);
   }
-  // The old lines: the changed ones are server lines in both, so neither is a conditional.
   if (changes.length > 0) {
-    const conditional = baseConditionalReason(texts.base, old);
-    if (conditional !== undefined) return reload(conditional);
-    conditionalMemo = { text: texts.next, reason: undefined };
+    conditionalMemo = [
+      { text: texts.base, reason: undefined },
+      { text: texts.next, reason: undefined },
+    ];
   }
   return { runtime: true, changes, lines: changed };
 }
