@@ -26,6 +26,12 @@ function applied(): { base: string; store: ConfigFileStore } {
   return { base, store: new ConfigFileStore(base) };
 }
 
+/** A new haproxy.cfg, a map added and the old map removed. */
+const swap = {
+  writes: [desired('maps/new.map', 'added\n'), desired('haproxy.cfg', 'new config\n')],
+  removals: ['maps/hosts.map'],
+};
+
 const read = (base: string, path: string): string => readFileSync(join(base, path), 'utf8');
 
 /** Every file under the base directory, the agent's work directory included. */
@@ -40,10 +46,7 @@ describe('ConfigFileStore', () => {
   it('puts a plan in place and, once committed, keeps nothing but the live files', async () => {
     const { base, store } = applied();
     await store.prepare();
-    await store.put({
-      writes: [desired('maps/new.map', 'added\n'), desired('haproxy.cfg', 'new config\n')],
-      removals: ['maps/hosts.map'],
-    });
+    await store.put(swap);
     await store.commit();
 
     expect(read(base, 'haproxy.cfg')).toBe('new config\n');
@@ -58,10 +61,7 @@ describe('ConfigFileStore', () => {
   it('restores the last-known-good files after a crash between the swap and its end', async () => {
     const { base, store } = applied();
     await store.prepare();
-    await store.put({
-      writes: [desired('maps/new.map', 'added\n'), desired('haproxy.cfg', 'new config\n')],
-      removals: ['maps/hosts.map'],
-    });
+    await store.put(swap);
     // The process ends here: neither commit nor rollback. A new agent starts.
     expect(read(base, 'haproxy.cfg')).toBe('new config\n');
 

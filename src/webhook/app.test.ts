@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -243,6 +243,16 @@ describe('webhook HTTP layer under a flood', () => {
     return { started, release, post, port, close: () => server.close() };
   }
 
+  /** A connection that sent `count` reviews at once, pipelined, without waiting for answers. */
+  async function pipelined(port: number, count: number): Promise<Socket> {
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const body = JSON.stringify(review('pipelined'));
+    const one = `POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${String(Buffer.byteLength(body))}\r\n\r\n${body}`;
+    socket.write(one.repeat(count));
+    return socket;
+  }
+
   async function until(condition: () => boolean): Promise<void> {
     for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((r) => setTimeout(r, 5));
     expect(condition()).toBe(true);
@@ -296,11 +306,7 @@ describe('webhook HTTP layer under a flood', () => {
     };
     process.on('warning', onWarning);
     try {
-      const socket = connect(held.port, '127.0.0.1');
-      await new Promise((resolve) => socket.once('connect', resolve));
-      const body = JSON.stringify(review('pipelined'));
-      const one = `POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${String(Buffer.byteLength(body))}\r\n\r\n${body}`;
-      socket.write(one.repeat(15));
+      const socket = await pipelined(held.port, 15);
       await until(() => held.started.length === 15);
       socket.destroy();
       held.release();
@@ -315,11 +321,7 @@ describe('webhook HTTP layer under a flood', () => {
   it('gives back the room of pipelined requests whose connection closed before their answers', async () => {
     const held = await heldApp({ requests: 3, bytes: 1024 * 1024 });
     try {
-      const socket = connect(held.port, '127.0.0.1');
-      await new Promise((resolve) => socket.once('connect', resolve));
-      const body = JSON.stringify(review('pipelined'));
-      const one = `POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${String(Buffer.byteLength(body))}\r\n\r\n${body}`;
-      socket.write(one.repeat(3));
+      const socket = await pipelined(held.port, 3);
       await until(() => held.started.length >= 1);
       socket.destroy();
       held.release();
