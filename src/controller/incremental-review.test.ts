@@ -117,6 +117,7 @@ const ingressObject = fc.record({
   tls: fc.constantFrom(undefined, 'tls', 'missing'),
   defaultBackend: fc.constantFrom(undefined, 'web', 'gone'),
   ingressClass: fc.constantFrom('haptic', 'haptic', 'other'),
+  shares: fc.constantFrom(undefined, undefined, 'a', 'b', '*'),
 });
 type IngressObject = typeof ingressObject extends fc.Arbitrary<infer T> ? T : never;
 
@@ -128,6 +129,9 @@ function manifest(object: IngressObject): Record<string, unknown> {
       namespace: object.namespace,
       name: object.name,
       ...(object.created === undefined ? {} : { creationTimestamp: object.created }),
+      ...(object.shares === undefined
+        ? {}
+        : { annotations: { 'haproxy-haptic.org/host-shared-with': object.shares } }),
     },
     spec: {
       ingressClassName: object.ingressClass,
@@ -290,6 +294,7 @@ describe('an incremental admission review', () => {
       tls: 'tls',
       defaultBackend: undefined,
       ingressClass: 'haptic',
+      shares: undefined,
     });
     if (added === undefined) throw new Error('no view');
     buildRoutingModel({ ...base, ingresses: filler }, { now, ...kept });

@@ -9,6 +9,8 @@ import type { ModelResult } from './routing-model.ts';
 export const ingressEventReasons = {
   /** The Ingress has a value the controller refuses; it is left out whole. */
   IngressExcluded: 'IngressExcluded',
+  /** A host is owned by another namespace that does not share it; the Ingress's part for it is left out. */
+  HostConflict: 'HostConflict',
   /** A path or TLS host is held by an older Ingress; that part is left out. */
   IngressConflict: 'IngressConflict',
   /** A TLS Secret HAProxy would not load (key type or size, signature, pair, expiry); its hosts get the default certificate. */
@@ -74,13 +76,18 @@ export function ingressEvents(result: Pick<ModelResult, 'excluded' | 'warnings'>
   return events;
 }
 
+const conflicts: ReadonlySet<IngressEventReason> = new Set([
+  ingressEventReasons.HostConflict,
+  ingressEventReasons.IngressConflict,
+]);
+
 /** haptic_ingresses{state}: served as written, served in part (conflicts), or excluded. */
 export function ingressStates(
   result: Pick<ModelResult, 'model' | 'excluded' | 'warnings'>,
 ): Readonly<Record<'served' | 'conflicting' | 'excluded', number>> {
   const conflicting = new Set(
     result.warnings
-      .filter((warning) => warning.reason === ingressEventReasons.IngressConflict)
+      .filter((warning) => conflicts.has(warning.reason))
       .map((warning) => warning.ingress),
   ).size;
   return {

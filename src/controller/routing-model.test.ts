@@ -13,6 +13,7 @@ interface ViewOptions {
   readonly namespace?: string;
   readonly created?: string;
   readonly tls?: readonly Record<string, unknown>[];
+  readonly annotations?: Readonly<Record<string, string>>;
 }
 
 function view(name: string, rules: readonly Record<string, unknown>[], options: ViewOptions = {}) {
@@ -22,6 +23,7 @@ function view(name: string, rules: readonly Record<string, unknown>[], options: 
       namespace: options.namespace ?? 'app',
       name,
       ...(options.created === undefined ? {} : { creationTimestamp: options.created }),
+      ...(options.annotations === undefined ? {} : { annotations: options.annotations }),
     },
     spec: { rules, ...(options.tls === undefined ? {} : { tls: options.tls }) },
   });
@@ -137,31 +139,111 @@ describe('buildRoutingModel', () => {
       [rule('shop.example.com', path('/', 'Prefix', 'other'), path('/own', 'Prefix', 'other'))],
       { namespace: 'app', created: '2026-06-01T00:00:00Z' },
     );
+    // The same, in the victim's namespace: Ingresses of one namespace share their hosts.
+    const colleague = view(
+      'grab',
+      [rule('shop.example.com', path('/', 'Prefix', 'other'), path('/own', 'Prefix', 'other'))],
+      { namespace: 'team', created: '2026-06-01T00:00:00Z' },
+    );
 
     it('serves the older Ingress, whatever order the Ingresses arrive in', () => {
-      const one = buildRoutingModel(snapshot([victim, newcomer]), { now });
-      const two = buildRoutingModel(snapshot([newcomer, victim]), { now });
+      const one = buildRoutingModel(snapshot([victim, colleague]), { now });
+      const two = buildRoutingModel(snapshot([colleague, victim]), { now });
       expect(JSON.stringify(one)).toBe(JSON.stringify(two));
       expect(one.model.routes.map((route) => `${route.path} ${route.ingress}`)).toEqual([
-        '/own app/grab',
+        '/own team/grab',
         '/ team/shop',
       ]);
     });
 
-    it('leaves out only the conflicting path of the newer Ingress, with one Event naming the holder and the fix', () => {
-      const result = buildRoutingModel(snapshot([victim, newcomer]), { now });
+    it('leaves out only the conflicting path of the newer Ingress of the namespace, with one Event naming the holder and the fix', () => {
+      const result = buildRoutingModel(snapshot([victim, colleague]), { now });
       expect(result.excluded).toEqual([]);
       expect(result.model.ingresses.map((ingress) => ingress.name)).toEqual(['grab', 'shop']);
       expect(ingressEvents(result)).toEqual([
         {
-          namespace: 'app',
+          namespace: 'team',
           name: 'grab',
           reason: 'IngressConflict',
           message:
-            'Ingress app/grab claims host shop.example.com, Prefix path / in spec.rules[0].http.paths[0], which Ingress team/shop (created earlier) already serves; that path is left out and the rest of app/grab is served. Use another host or path, or remove it from team/shop first.',
+            'Ingress team/grab claims host shop.example.com, Prefix path / in spec.rules[0].http.paths[0], which Ingress team/shop (created earlier) already serves; that path is left out and the rest of team/grab is served. Use another host or path, or remove it from team/shop first.',
         },
       ]);
       expect(ingressStates(result)).toEqual({ served: 1, conflicting: 1, excluded: 0 });
+    });
+
+    it('leaves a host another namespace named first out of the newer Ingress, longer paths and Exact ones too, whatever order they arrive in', () => {
+      const exact = view('exact', [rule('shop.example.com', path('/', 'Exact', 'other'))], {
+        namespace: 'app',
+        created: '2026-07-01T00:00:00Z',
+      });
+      const one = buildRoutingModel(snapshot([victim, newcomer, exact]), { now });
+      const two = buildRoutingModel(snapshot([exact, newcomer, victim]), { now });
+      expect(JSON.stringify(one)).toBe(JSON.stringify(two));
+      expect(one.model.routes.map((route) => `${route.path} ${route.ingress}`)).toEqual([
+        '/ team/shop',
+      ]);
+      expect(one.model.exactMap).toEqual([{ key: 'shop.example.com/', backend: 'team:web:http' }]);
+      expect(ingressEvents(one)).toEqual([
+        expect.objectContaining({ namespace: 'app', name: 'grab', reason: 'HostConflict' }),
+        {
+          namespace: 'app',
+          name: 'exact',
+          reason: 'HostConflict',
+          message:
+            'Ingress app/exact names host shop.example.com in spec.rules[0].http.paths[0], which namespace team owns (Ingress team/shop named it first); its rules and TLS hosts for it are left out and the rest of app/exact is served. Use another host, or have team add app to the haproxy-haptic.org/host-shared-with annotation of team/shop.',
+        },
+      ]);
+      expect(ingressStates(one)).toEqual({ served: 1, conflicting: 2, excluded: 0 });
+    });
+
+    it('serves another namespace on a host its owner shares, where the oldest claim of each path still wins', () => {
+      for (const shares of ['app', 'web, app', '*']) {
+        const shared = view('shop', [rule('shop.example.com', path('/', 'Prefix'))], {
+          namespace: 'team',
+          created: '2026-01-01T00:00:00Z',
+          annotations: { 'haproxy-haptic.org/host-shared-with': shares },
+        });
+        const result = buildRoutingModel(snapshot([shared, newcomer]), { now });
+        expect(result.model.routes.map((route) => `${route.path} ${route.ingress}`)).toEqual([
+          '/own app/grab',
+          '/ team/shop',
+        ]);
+        expect(result.warnings.map((warning) => warning.reason)).toEqual(['IngressConflict']);
+      }
+      const notUs = view('shop', [rule('shop.example.com', path('/', 'Prefix'))], {
+        namespace: 'team',
+        created: '2026-01-01T00:00:00Z',
+        annotations: { 'haproxy-haptic.org/host-shared-with': 'web' },
+      });
+      const result = buildRoutingModel(snapshot([notUs, newcomer]), { now });
+      expect(result.warnings.map((warning) => warning.reason)).toEqual(['HostConflict']);
+    });
+
+    it('hands a host to the next namespace that names it when its owner goes', () => {
+      const result = buildRoutingModel(snapshot([newcomer]), { now });
+      expect(result.model.routes.map((route) => `${route.path} ${route.ingress}`)).toEqual([
+        '/own app/grab',
+        '/ app/grab',
+      ]);
+      expect(result.warnings).toEqual([]);
+    });
+
+    it('excludes an Ingress whose sharing annotation names something that is not a namespace', () => {
+      const bad = view('shop', [rule('shop.example.com', path('/', 'Prefix'))], {
+        namespace: 'team',
+        annotations: { 'haproxy-haptic.org/host-shared-with': 'app, Team_B' },
+      });
+      const result = buildRoutingModel(snapshot([bad]), { now });
+      expect(result.excluded).toEqual([
+        {
+          namespace: 'team',
+          name: 'shop',
+          field: 'metadata.annotations["haproxy-haptic.org/host-shared-with"]',
+          message:
+            'Ingress team/shop has haproxy-haptic.org/host-shared-with naming "Team_B", which is not a namespace; list namespace names separated by commas, or * to share this Ingress\'s hosts with every namespace.',
+        },
+      ]);
     });
 
     it.each([
@@ -184,7 +266,6 @@ describe('buildRoutingModel', () => {
         created: '2026-01-01T00:00:00Z',
       });
       const second = view('two', [rule('h.example.com', newer)], {
-        namespace: 'team',
         created: '2026-01-02T00:00:00Z',
       });
       const result = buildRoutingModel(snapshot([second, first]), { now });
@@ -396,9 +477,11 @@ describe('buildRoutingModel', () => {
 
     it('gives a TLS host to the oldest Ingress naming it; a newer one with another certificate loses that host only', () => {
       const other = { ...tlsSecret('other', 'a.example.com', p256), namespace: 'team' };
+      // Shared with team, so the rival's TLS host is contested rather than left out whole.
       const owner = view('owner', [rule('a.example.com', path('/', 'Prefix'))], {
         created: '2026-01-01T00:00:00Z',
         tls: [{ hosts: ['a.example.com'], secretName: 'good' }],
+        annotations: { 'haproxy-haptic.org/host-shared-with': 'team' },
       });
       const rival = view('rival', [rule('c.example.com', path('/', 'Prefix', 'other'))], {
         namespace: 'team',

@@ -5,6 +5,8 @@
  *
  * Tenants share one HAProxy, so no Ingress may hurt another:
  * - an invalid Ingress is excluded whole (with its problem); the others are served;
+ * - a host belongs to the namespace that named it first; another namespace's rules and TLS
+ *   hosts for it are left out unless the owner shares it (host-ownership.ts, host-claims.ts);
  * - a host and path (or TLS host) claimed by several Ingresses belongs to the oldest
  *   (ingress-claims.ts); a newer one loses only that path, with a warning naming the holder;
  * - TLS Secrets HAProxy would not load, and missing ones, leave their hosts on the default
@@ -17,6 +19,7 @@ import type { ModelWarning } from './ingress-events.ts';
 import type { KeptBackends } from './model-backends.ts';
 import { buildCertificates } from './model-certificates.ts';
 import { type ClaimState, claimAll, editClaims, exactEntry, prefixEntry } from './route-claims.ts';
+import { HostClaims } from './host-claims.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
 import { olderFirst } from '../validation/ingress-claims.ts';
 import type { ValidIngress } from '../validation/validate-ingress.ts';
@@ -201,6 +204,8 @@ export class KeptModel {
   ingresses: SortedList<ModelIngress> | undefined;
   /** The claims of the last build, which the next edits while its backends' sources stand. */
   claims: ClaimState | undefined;
+  /** The hosts' owners of the last build, edited with the claims. */
+  hosts: HostClaims | undefined;
 }
 
 /** A change of at most one Ingress per this many is edited into the last build's lists. */
@@ -218,14 +223,28 @@ function backendOrder(a: ModelBackend, b: ModelBackend): number {
   return compare(a.name, b.name);
 }
 
+/** What a build decided of the claims, kept for the next build to edit. */
+interface Decided {
+  readonly lists: ModelLists;
+  readonly claims: ClaimState;
+  readonly hosts: HostClaims;
+}
+
+/** What is served of each valid Ingress (its hosts' owners admit), in the same order. */
+function servedOf(valid: readonly ValidIngress[], hosts: HostClaims): readonly ValidIngress[] {
+  return hosts.none ? valid : valid.map((ingress) => hosts.served(ingress));
+}
+
 /** Every list from the claims of every Ingress, sorted from the last build's lists. */
 function builtLists(
   valid: readonly ValidIngress[],
   snapshot: ClusterSnapshot,
   options: ModelOptions,
-): { readonly lists: ModelLists; readonly claims: ClaimState } {
+): Decided {
   const previous = options.keptModel;
-  const { state, won } = claimAll(valid, snapshot, options.keptBackends, previous?.claims);
+  const hosts = new HostClaims(valid);
+  const served = servedOf(valid, hosts);
+  const { state, won } = claimAll(served, snapshot, options.keptBackends, previous?.claims);
   const routes = sortedReusing(won, previous?.routes, routeOrder);
   const backends = [...state.backends.values()].map(({ backend }) => backend);
   return {
@@ -236,6 +255,7 @@ function builtLists(
       ingresses: sortedReusing(valid.map(modelIngress), previous?.ingresses, byName),
     },
     claims: state,
+    hosts,
   };
 }
 
@@ -263,11 +283,21 @@ function editedLists(
   valid: readonly ValidIngress[],
   snapshot: ClusterSnapshot,
   keptBackends: KeptBackends | undefined,
-): { readonly lists: ModelLists; readonly claims: ClaimState } | undefined {
+): Decided | undefined {
   if (previous === undefined) return undefined;
-  const { claims, order: lastOrder, routes, exactMap, prefixMap, backends, ingresses } = previous;
+  const {
+    claims,
+    hosts,
+    order: lastOrder,
+    routes,
+    exactMap,
+    prefixMap,
+    backends,
+    ingresses,
+  } = previous;
   if (
     claims === undefined ||
+    hosts === undefined ||
     !claims.holdsFor(snapshot) ||
     lastOrder === undefined ||
     routes === undefined ||
@@ -283,7 +313,9 @@ function editedLists(
   // Kept again only with the lists, once the whole build is done: a build that throws leaves
   // no claims ahead of the lists behind, and the next build is made from nothing.
   previous.claims = undefined;
-  const change = editClaims(claims, removed, added, snapshot, keptBackends);
+  previous.hosts = undefined;
+  const served = hosts.edit(removed, added);
+  const change = editClaims(claims, served.removed, served.added, snapshot, keptBackends);
   const lists: ModelLists = {
     routes: sortedEdit(routes, change.routes.removed, change.routes.added, routeOrder),
     exactMap: sortedEdit(exactMap, change.exactMap.removed, change.exactMap.added, exactOrder),
@@ -296,7 +328,21 @@ function editedLists(
       byName,
     ),
   };
-  return { lists, claims };
+  return { lists, claims, hosts };
+}
+
+/** The warnings of each valid Ingress in order: its hosts' conflicts, then its claims'. */
+function warningsOf(
+  valid: readonly ValidIngress[],
+  hosts: HostClaims,
+  claims: ClaimState,
+): ModelWarning[] {
+  if (hosts.none) return claims.warningsOf(valid);
+  const all: ModelWarning[] = [];
+  for (const ingress of valid) {
+    all.push(...hosts.warningsOf(ingress), ...claims.warningsOf([hosts.served(ingress)]));
+  }
+  return all;
 }
 
 /** Builds the model; `ingresses` in the snapshot are already filtered to our class. */
@@ -313,13 +359,14 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
       valid.push(checked);
     }
   }
-  const { lists, claims } =
+  const { lists, claims, hosts } =
     editedLists(previous, order, valid, snapshot, options.keptBackends) ??
     builtLists(valid, snapshot, options);
-  const tls = buildCertificates(valid, snapshot, options);
+  const tls = buildCertificates(servedOf(valid, hosts), snapshot, options);
   if (previous !== undefined) {
     previous.order = order;
     previous.claims = claims;
+    previous.hosts = hosts;
     Object.assign(previous, lists);
   }
   return {
@@ -334,6 +381,6 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
     },
     files: tls.files,
     excluded: [...excluded].sort(byName),
-    warnings: [...claims.warningsOf(valid), ...tls.warnings],
+    warnings: [...warningsOf(valid, hosts, claims), ...tls.warnings],
   };
 }

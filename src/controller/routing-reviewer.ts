@@ -25,6 +25,12 @@ import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
 import { ingressEventReasons } from './ingress-events.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
 import { ClaimHolders, newCrossNamespaceClaims } from '../validation/ingress-claims.ts';
+import {
+  HostOwners,
+  hostSharingAnnotation,
+  newForeignHosts,
+} from '../validation/host-ownership.ts';
+import { annotationPrefix } from '../validation/ingress-checks.ts';
 import { type IngressView, ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
 import type { ValidIngress } from '../validation/validate-ingress.ts';
 import { checkedIngress } from './checked-ingress.ts';
@@ -110,6 +116,7 @@ function verdict(outcome: PipelineOutcome, subject: string): ValidationReport {
 interface StateClaims {
   readonly ingresses: readonly IngressView[];
   readonly holders: ClaimHolders;
+  readonly owners: HostOwners;
   /** Valid Ingresses by `namespace/name`. */
   readonly byName: ReadonlyMap<string, ValidIngress>;
 }
@@ -135,17 +142,35 @@ function stateClaims(
   return {
     ingresses,
     holders: new ClaimHolders(valid),
+    owners: new HostOwners(valid),
     byName: new Map(valid.map((ingress) => [`${ingress.namespace}/${ingress.name}`, ingress])),
   };
 }
 
-/** Denies claims of hosts and paths that Ingresses of other namespaces serve. */
+/** Denies hosts that other namespaces own, and claims of paths their Ingresses serve. */
 function claimVerdict(proposed: ValidIngress, state: StateClaims): ValidationReport | undefined {
   const previous = state.byName.get(`${proposed.namespace}/${proposed.name}`);
+  const label = `${proposed.namespace}/${proposed.name}`;
+  const foreign = newForeignHosts(proposed, previous, state.owners);
+  const [host] = foreign;
+  if (host !== undefined) {
+    const hosts = foreign
+      .slice(0, 3)
+      .map(
+        (each) =>
+          `${each.host === '*' ? 'rules without a host' : `host ${each.host}`} (${each.field}), owned by namespace ${each.owner.namespace} (Ingress ${each.owner.namespace}/${each.owner.name})`,
+      )
+      .join('; ');
+    const more = foreign.length > 3 ? ` and ${String(foreign.length - 3)} more` : '';
+    return deny(
+      validationCodes.IngressInvalid,
+      host.field,
+      `Ingress ${label} names what another namespace owns: ${hosts}${more}. A host belongs to the namespace whose Ingress named it first; use another host, or have the owner add ${proposed.namespace} to the ${annotationPrefix}${hostSharingAnnotation} annotation of its Ingress.`,
+    );
+  }
   const conflicts = newCrossNamespaceClaims(proposed, previous, state.holders);
   const [first] = conflicts;
   if (first === undefined) return undefined;
-  const label = `${proposed.namespace}/${proposed.name}`;
   const claims = conflicts
     .slice(0, 3)
     .map(

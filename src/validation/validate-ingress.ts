@@ -17,6 +17,7 @@ import {
   templateAnnotations,
 } from './ingress-checks.ts';
 import type { BackendView, IngressView } from './ingress-view.ts';
+import { hostSharingProblem } from './host-ownership.ts';
 
 export interface ServiceRef {
   readonly name: string;
@@ -81,6 +82,8 @@ export function validateIngress(view: IngressView): ValidIngress | IngressProble
   if (namespace !== undefined) return namespace;
   const annotations = templateAnnotations(view.annotations, label);
   if (isProblem(annotations)) return annotations;
+  const sharing = hostSharingProblem(annotations, label);
+  if (sharing !== undefined) return sharing;
   if (view.rules.length > ingressLimits.rules || view.tls.length > ingressLimits.tls) {
     return {
       field: 'spec',
