@@ -24,6 +24,7 @@ import {
   lintFinding,
 } from './haproxy-lint-finding.ts';
 import { refusedKeywordReasons } from './haproxy-refused-keywords.ts';
+import { type DeclaredServers, ServerTally, declaredServers } from './haproxy-server-count.ts';
 import { addressProblem, literal, wordFinding } from './haproxy-word-rules.ts';
 
 export { type LintFinding, haproxyLintReasons } from './haproxy-lint-finding.ts';
@@ -145,6 +146,7 @@ export function inspectHaproxyConfig(config: string, lines?: LintLines): ConfigI
   const findings: LintFinding[] = [];
   const backends: string[] = [];
   const crtLists: string[] = [];
+  const servers = new ServerTally();
   let state: WalkState = { section: undefined, depth: 0, pathsAnchored: false };
   const texts = config.split('\n');
   for (const [index, text] of texts.entries()) {
@@ -154,14 +156,18 @@ export function inspectHaproxyConfig(config: string, lines?: LintLines): ConfigI
       lines?.set(state, text, read);
     }
     state = read.after;
+    const number = index + 1;
     if (read.finding !== undefined) {
-      const number = index + 1;
       findings.push({
         ...read.finding,
         line: number,
         message: read.finding.message.replace(/^line 0: /, `line ${number}: `),
       });
     }
+    // Counted here, not in the reading: a line's share of the bounds depends on the lines before.
+    if (read.opensSection) servers.openSection();
+    const tooMany = read.servers === undefined ? undefined : servers.add(number, read.servers);
+    if (tooMany !== undefined) findings.push(tooMany);
     if (read.backend !== undefined) backends.push(read.backend);
     if (read.crtLists.length > 0) crtLists.push(...read.crtLists);
   }
@@ -175,17 +181,25 @@ export interface LineReading {
   readonly finding: LintFinding | undefined;
   readonly backend: string | undefined;
   readonly crtLists: readonly string[];
+  /** The line starts a section (allowed or not). */
+  readonly opensSection: boolean;
+  /** The servers it declares (`server`, `server-template`), when it is allowed. */
+  readonly servers: DeclaredServers | undefined;
 }
 
 function readLine(text: string, before: Readonly<WalkState>): LineReading {
   const split = splitConfigLine(text);
   const state = { ...before };
+  const blank = { backend: undefined, crtLists: [], opensSection: false, servers: undefined };
   if (split.words.length === 0 && !split.scope && split.error === undefined) {
-    return { after: before, finding: undefined, backend: undefined, crtLists: [] };
+    return { ...blank, after: before, finding: undefined };
   }
   const line: ConfigLine = { number: 0, ...split };
+  const first = literal(line.words[0]);
+  const opensSection =
+    first !== undefined && (entryOf(sectionKinds, first) !== undefined || otherSections.has(first));
   const finding = lineFinding(line, state);
-  if (finding !== undefined) return { after: state, finding, backend: undefined, crtLists: [] };
+  if (finding !== undefined) return { ...blank, after: state, finding, opensSection };
   const [keyword, name] = line.words;
   const crtLists: string[] = [];
   if (keyword?.text === 'bind') {
@@ -200,6 +214,8 @@ function readLine(text: string, before: Readonly<WalkState>): LineReading {
     finding: undefined,
     backend: declares && name !== undefined ? name.text : undefined,
     crtLists,
+    opensSection,
+    servers: declaredServers(line.words),
   };
 }
 

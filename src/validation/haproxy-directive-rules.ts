@@ -33,6 +33,7 @@ import {
   lintFinding,
 } from './haproxy-lint-finding.ts';
 import { refusedKeywordReasons } from './haproxy-refused-keywords.ts';
+import { templateCountFinding } from './haproxy-server-count.ts';
 import { addressProblem, isInDirectoryPath, literal } from './haproxy-word-rules.ts';
 
 type Refuse = (directive: string, what: string) => LintFinding;
@@ -222,6 +223,7 @@ function argumentsFinding(
       );
     case 'server-template':
       return (
+        templateCountFinding(line.number, words[2]) ??
         addressFinding(line, 'server-template', words[3]) ??
         settingsFinding(line, 'server-template', words, 4, serverSettings)
       );

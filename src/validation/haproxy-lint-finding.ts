@@ -28,6 +28,10 @@ export const haproxyLintReasons = {
   SectionInConditional: 'SectionInConditional',
   /** A file read as a crt-list holds PEM data (a certificate or a private key). */
   PemInCrtList: 'PemInCrtList',
+  /** A `server-template` count that is not a literal N or LOW-HIGH (haproxy-server-count.ts). */
+  ServerCountUnreadable: 'ServerCountUnreadable',
+  /** More servers in one section, or in the configuration, than haproxy -c is given to check. */
+  TooManyServers: 'TooManyServers',
 } as const;
 
 export type HaproxyLintReason = (typeof haproxyLintReasons)[keyof typeof haproxyLintReasons];
