@@ -20,6 +20,7 @@ interface RunFlags extends IdentityFlags {
   readonly tlsDir: string;
   readonly legacyBasicAuth?: boolean;
   readonly webhookCertDir?: string;
+  readonly webhookClientCaDir?: string;
   readonly webhookListen: ListenAddress;
   readonly healthListen: ListenAddress;
   readonly metricsListen: ListenAddress;
@@ -126,6 +127,9 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
         : {
             webhook: {
               certDir: flags.webhookCertDir,
+              ...(flags.webhookClientCaDir === undefined
+                ? {}
+                : { clientCaDir: flags.webhookClientCaDir }),
               listen: flags.webhookListen,
               identityOverrides: identityOverrides(flags),
             },
@@ -188,6 +192,10 @@ export function registerRunCommand(program: Command): void {
     .option(
       '--webhook-cert-dir <dir>',
       'serving certificate of the admission webhook; without it no webhook is served',
+    )
+    .option(
+      '--webhook-client-ca-dir <dir>',
+      "directory whose ca.crt holds the CAs of the API server's webhook client certificate; with it the webhook refuses every caller without one (TLS handshake)",
     )
     .addOption(
       new Option('--webhook-listen <address>', 'admission webhook address')

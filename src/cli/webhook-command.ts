@@ -11,6 +11,7 @@ import { type IdentityFlags, addIdentityOptions, identityOverrides } from './ide
 interface WebhookFlags extends IdentityFlags {
   readonly listen: { readonly host: string; readonly port: number };
   readonly certDir: string;
+  readonly clientCaDir?: string;
   readonly namespace: string;
   readonly release: string;
   readonly values?: readonly string[];
@@ -73,7 +74,11 @@ async function serve(flags: WebhookFlags): Promise<void> {
         ).openLiveReader(flags.kubeconfig, {
           userAgent: `haptic/${readPackageVersion()} (webhook)`,
         });
-  const certificates = await webhook.watchServingCertificate({ dir: flags.certDir, logger: log });
+  const certificates = await webhook.watchServingCertificate({
+    dir: flags.certDir,
+    ...(flags.clientCaDir === undefined ? {} : { clientCaDir: flags.clientCaDir }),
+    logger: log,
+  });
   const server = await webhook.startWebhook(
     {
       ...(identities === undefined ? {} : { identities }),
@@ -130,6 +135,10 @@ export function registerWebhookCommand(program: Command): void {
       '--cert-dir <dir>',
       'directory with the serving tls.crt and tls.key',
       '/etc/haptic/webhook-tls',
+    )
+    .option(
+      '--client-ca-dir <dir>',
+      "directory whose ca.crt holds the CAs of the API server's webhook client certificate; with it every caller without one is refused (TLS handshake)",
     )
     .option('-n, --namespace <namespace>', 'namespace of the release', 'haptic')
     .option('--release <name>', 'name of the release', 'haptic')

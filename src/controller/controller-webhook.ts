@@ -23,6 +23,8 @@ import { createRoutingReviewer } from './routing-reviewer.ts';
 
 export interface ControllerWebhookOptions {
   readonly certDir: string;
+  /** ca.crt of the CAs callers' client certificates must chain to; absent: none asked for. */
+  readonly clientCaDir?: string;
   readonly listen: ListenAddress;
   readonly release: string;
   readonly namespace: string;
@@ -53,7 +55,11 @@ export async function startControllerWebhook(
     kubeConfig: options.kubeConfig,
     userAgent: options.userAgent,
   });
-  const certificates = await watchServingCertificate({ dir: options.certDir, logger });
+  const certificates = await watchServingCertificate({
+    dir: options.certDir,
+    ...(options.clientCaDir === undefined ? {} : { clientCaDir: options.clientCaDir }),
+    logger,
+  });
   const reviewer = createRoutingReviewer({
     watch: options.watch,
     pipeline: options.pipeline,

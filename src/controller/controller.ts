@@ -52,6 +52,8 @@ export interface ControllerOptions {
   readonly identity: string;
   readonly webhook?: {
     readonly certDir: string;
+    /** ca.crt of the CAs callers' client certificates must chain to; absent: none asked for. */
+    readonly clientCaDir?: string;
     readonly listen: ListenAddress;
     /** Identity Secrets and peer names the chart passes, over the chart defaults. */
     readonly identityOverrides?: IdentityOverrides;

@@ -1,11 +1,14 @@
 /**
  * The HTTPS listener of the webhook: TLS 1.2 or newer from a serving-certificate source,
- * switched in place when the source reports a new pair (connections keep working).
+ * switched in place when the source reports a new pair (connections keep working). When the
+ * source carries a client CA, every caller must present a certificate it signed: a caller
+ * without one is refused in the handshake, before a byte of HTTP is read.
  */
 import { createServer } from 'node:https';
 import type { RequestListener } from 'node:http';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import type { ServingCertificateSource } from './serving-certificate.ts';
+import type { SecureContextOptions } from 'node:tls';
+import type { ServingCertificate, ServingCertificateSource } from './serving-certificate.ts';
 
 export interface ListenOptions {
   /** @default '0.0.0.0' */
@@ -24,16 +27,26 @@ export interface WebhookServer {
 /** A request must arrive completely within this time. @default 10 s */
 export const requestTimeoutMs = 10_000;
 
+function secureContext({ cert, key, clientCa }: ServingCertificate): SecureContextOptions {
+  return { cert, key, minVersion: 'TLSv1.2', ...(clientCa === undefined ? {} : { ca: clientCa }) };
+}
+
 export async function listenHttps(
   handler: RequestListener,
   options: ListenOptions,
 ): Promise<WebhookServer> {
-  const { cert, key } = options.certificates.current();
-  const server = createServer({ cert, key, minVersion: 'TLSv1.2' }, handler);
+  const first = options.certificates.current();
+  // Whether callers must authenticate is fixed at start (the CA directory is a flag); the CAs
+  // themselves follow the source like the pair.
+  const clientAuth = first.clientCa !== undefined;
+  const server = createServer(
+    { ...secureContext(first), requestCert: clientAuth, rejectUnauthorized: clientAuth },
+    handler,
+  );
   server.requestTimeout = requestTimeoutMs;
   server.headersTimeout = requestTimeoutMs;
   const unsubscribe = options.certificates.subscribe((next) => {
-    server.setSecureContext({ cert: next.cert, key: next.key, minVersion: 'TLSv1.2' });
+    server.setSecureContext(secureContext(next));
   });
   const host = options.host ?? '0.0.0.0';
   await new Promise<void>((resolve, reject) => {
