@@ -58,6 +58,9 @@ export type BuildBackend = (
 const endpointReasons: ReadonlySet<string> = new Set([
   ingressEventReasons.EndpointRefused,
   ingressEventReasons.EndpointUnresolved,
+  // A backend left out for a budget has no endpoints in the last render; only a render
+  // decides whether it fits now.
+  ingressEventReasons.BudgetExceeded,
 ]);
 
 function serviceRef(backend: ModelBackend): ServiceRef {

@@ -17,6 +17,8 @@ export const ingressEventReasons = {
   TLSSecretInvalid: 'TLSSecretInvalid',
   /** A TLS entry names no host and the Ingress has no rule hosts; its certificate is not used. */
   TLSHostsMissing: 'TLSHostsMissing',
+  /** A namespace, or all together, would go over a budget of server slots or certificate bytes; the newest objects are left out. */
+  BudgetExceeded: 'BudgetExceeded',
   /** A backend endpoint points at an address HAProxy may not use, FQDN slices are turned off, or a Service has more endpoints than a backend serves. */
   EndpointRefused: 'EndpointRefused',
   /** A TLS Secret does not exist (yet); its hosts get the default certificate. */

@@ -20,6 +20,7 @@ import type { KeptBackends } from './model-backends.ts';
 import { buildCertificates } from './model-certificates.ts';
 import { type ClaimState, claimAll, editClaims, exactEntry, prefixEntry } from './route-claims.ts';
 import { HostClaims } from './host-claims.ts';
+import { type ModelBudgets, applyBudgets, defaultModelBudgets } from './model-budgets.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
 import { olderFirst } from '../validation/ingress-claims.ts';
 import type { ValidIngress } from '../validation/validate-ingress.ts';
@@ -124,6 +125,8 @@ export interface ModelOptions {
   readonly keptBackends?: KeptBackends;
   /** The sorted lists of the previous build, reused where they still hold. */
   readonly keptModel?: KeptModel;
+  /** What a namespace, and all together, may use. @default defaultModelBudgets */
+  readonly budgets?: ModelBudgets;
 }
 
 function compare(a: string, b: string): number {
@@ -362,7 +365,18 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
   const { lists, claims, hosts } =
     editedLists(previous, order, valid, snapshot, options.keptBackends) ??
     builtLists(valid, snapshot, options);
-  const tls = buildCertificates(servedOf(valid, hosts), snapshot, options);
+  const served = servedOf(valid, hosts);
+  const tls = buildCertificates(served, snapshot, options);
+  const budgeted = applyBudgets(
+    {
+      backends: lists.backends.items,
+      routes: lists.routes.items,
+      certificates: tls.certificates,
+      files: tls.files,
+      served,
+    },
+    options.budgets ?? defaultModelBudgets,
+  );
   if (previous !== undefined) {
     previous.order = order;
     previous.claims = claims;
@@ -374,13 +388,13 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
       routes: lists.routes.items,
       exactMap: lists.exactMap.items,
       prefixMap: lists.prefixMap.items,
-      backends: lists.backends.items,
-      certificates: tls.certificates,
+      backends: budgeted.backends,
+      certificates: budgeted.certificates,
       defaultCertificate: tls.defaultCertificate,
       ingresses: lists.ingresses.items,
     },
-    files: tls.files,
+    files: budgeted.files,
     excluded: [...excluded].sort(byName),
-    warnings: [...warningsOf(valid, hosts, claims), ...tls.warnings],
+    warnings: [...warningsOf(valid, hosts, claims), ...tls.warnings, ...budgeted.warnings],
   };
 }
