@@ -64,6 +64,9 @@ complete list at once. values.schema.json handles types, ranges and unknown keys
 {{- else if and $webhook.secretName (not $webhook.certManager.enabled) -}}
 {{- $errors = append $errors "controller.webhook.caBundle is required with an external controller.webhook.secretName: set it to the base64-encoded PEM CA that signed the webhook certificate, or enable controller.webhook.certManager." -}}
 {{- end -}}
+{{- if and $webhook.clientAuth.caSecretName (not (include "haptic.webhook.source" .)) -}}
+{{- $errors = append $errors "controller.webhook.clientAuth.caSecretName is set but no webhook is served: give the webhook a serving certificate (controller.webhook.certManager.enabled, or secretName with caBundle), or remove clientAuth.caSecretName." -}}
+{{- end -}}
 
 {{- /* Each Secret has exactly one owner. */ -}}
 {{- $owners := list -}}

@@ -1,6 +1,7 @@
 /**
  * What the chart exposes of the controller: its RBAC over Secrets (no cluster-wide get, the
- * issuer Secret never mounted), the NetworkPolicy for its ports, and the admission
+ * issuer Secret never mounted), the NetworkPolicies for its ports and the HAProxy pods' (on by
+ * default), client-certificate authentication of the webhook's callers, and the admission
  * registration of the one HAProxyTemplateConfig it renders.
  */
 import { describe, expect, it } from 'vitest';
@@ -42,10 +43,12 @@ function secretVerbs(object: RenderedObject): string[] {
 interface Container {
   readonly name: string;
   readonly args?: readonly string[];
+  readonly volumeMounts?: readonly Record<string, unknown>[];
   readonly ports?: readonly { readonly name: string; readonly containerPort: number }[];
 }
 
 interface PodSpec {
+  readonly initContainers?: readonly Container[];
   readonly containers: readonly Container[];
   readonly volumes?: readonly Record<string, unknown>[];
 }
@@ -54,6 +57,31 @@ function podSpec(objects: readonly RenderedObject[], name: string): PodSpec {
   return (findObject(objects, 'Deployment', name).body as { spec: { template: { spec: PodSpec } } })
     .spec.template.spec;
 }
+
+function podLabels(objects: readonly RenderedObject[], name: string): object {
+  return (
+    findObject(objects, 'Deployment', name).body as {
+      spec: { template: { metadata: { labels: object } } };
+    }
+  ).spec.template.metadata.labels;
+}
+
+/** The ingress rules of the controller's NetworkPolicy. */
+function ingressOf(objects: readonly RenderedObject[]): unknown {
+  return (
+    findObject(objects, 'NetworkPolicy', 'haptic-controller').body.spec as { ingress: unknown }
+  ).ingress;
+}
+
+const selectorLabels = {
+  'app.kubernetes.io/name': 'haptic',
+  'app.kubernetes.io/instance': 'haptic',
+};
+const controllerLabels = { ...selectorLabels, 'app.kubernetes.io/component': 'controller' };
+const haproxyLabels = { ...selectorLabels, 'app.kubernetes.io/component': 'loadbalancer' };
+
+/** A webhook with a serving certificate, so the controller serves :9443. */
+const servedWebhook = { webhook: { certManager: { enabled: true } } };
 
 const issuerModes: readonly [ChartMode, string][] = [
   ['default', 'haptic-agent-ca'],
@@ -93,50 +121,20 @@ describe.each(helmBinaries)('the controller as the chart exposes it (%s)', (bina
     },
   );
 
-  it('renders no NetworkPolicy by default', async () => {
+  it('closes every controller port to Pods by default, and serves no webhook rule without a webhook', async () => {
     const objects = await renderMode(binary, chartModes.default);
-    expect(objects.filter((object) => object.kind === 'NetworkPolicy')).toEqual([]);
-  });
-
-  it('opens the webhook to the API server only, and health and metrics to the peers given', async () => {
-    const monitoring = {
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
-    };
-    const objects = await renderMode(binary, {
-      controller: {
-        networkPolicy: {
-          enabled: true,
-          apiServerCIDRs: ['10.0.0.10/32', 'fd00::10/128'],
-          metricsFrom: [monitoring],
-        },
-      },
-    });
     const policy = findObject(objects, 'NetworkPolicy', 'haptic-controller');
     expect(policy.metadata.namespace).toBe('haptic');
     expect(policy.body.spec).toEqual({
-      podSelector: {
-        matchLabels: {
-          'app.kubernetes.io/name': 'haptic',
-          'app.kubernetes.io/instance': 'haptic',
-          'app.kubernetes.io/component': 'controller',
-        },
-      },
+      podSelector: { matchLabels: controllerLabels },
       policyTypes: ['Ingress'],
-      ingress: [
-        {
-          ports: [{ port: 'webhook', protocol: 'TCP' }],
-          from: [{ ipBlock: { cidr: '10.0.0.10/32' } }, { ipBlock: { cidr: 'fd00::10/128' } }],
-        },
-        { ports: [{ port: 'metrics', protocol: 'TCP' }], from: [monitoring] },
-      ],
+      ingress: [],
     });
     // The policy selects the controller pods and names ports they have.
     const deployment = findObject(objects, 'Deployment', 'haptic-controller');
     const labels = (deployment.body as { spec: { template: { metadata: { labels: object } } } })
       .spec.template.metadata.labels;
-    expect(labels).toMatchObject(
-      (policy.body.spec as { podSelector: { matchLabels: object } }).podSelector.matchLabels,
-    );
+    expect(labels).toMatchObject(controllerLabels);
     const controller = podSpec(objects, 'haptic-controller').containers.find(
       (container) => container.name === 'controller',
     );
@@ -149,40 +147,200 @@ describe.each(helmBinaries)('the controller as the chart exposes it (%s)', (bina
     );
   });
 
+  it('opens a served webhook to every source while neither apiServerCIDRs nor the Pod network says who the API server is', async () => {
+    const objects = await renderMode(binary, chartModes['gitops cert-manager']);
+    expect(ingressOf(objects)).toEqual([{ ports: [{ port: 'webhook', protocol: 'TCP' }] }]);
+  });
+
+  it('opens the webhook to the API server only, and health and metrics to the peers given', async () => {
+    const monitoring = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+    };
+    const tunnel = { ipBlock: { cidr: '10.244.0.1/32' } };
+    const objects = await renderMode(binary, {
+      controller: {
+        ...servedWebhook,
+        networkPolicy: {
+          apiServerCIDRs: ['10.0.0.10/32', 'fd00::10/128'],
+          webhookFrom: [tunnel],
+          metricsFrom: [monitoring],
+        },
+      },
+    });
+    expect(ingressOf(objects)).toEqual([
+      {
+        ports: [{ port: 'webhook', protocol: 'TCP' }],
+        from: [
+          { ipBlock: { cidr: '10.0.0.10/32' } },
+          { ipBlock: { cidr: 'fd00::10/128' } },
+          tunnel,
+        ],
+      },
+      { ports: [{ port: 'metrics', protocol: 'TCP' }], from: [monitoring] },
+    ]);
+  });
+
+  it('opens the webhook to everything outside the Pod network and to kube-system, per address family', async () => {
+    const objects = await renderMode(binary, {
+      controller: {
+        ...servedWebhook,
+        networkPolicy: { podCIDRs: ['10.244.0.0/16', 'fd00:10:244::/56', '10.245.0.0/16'] },
+      },
+    });
+    expect(ingressOf(objects)).toEqual([
+      {
+        ports: [{ port: 'webhook', protocol: 'TCP' }],
+        from: [
+          { ipBlock: { cidr: '0.0.0.0/0', except: ['10.244.0.0/16', '10.245.0.0/16'] } },
+          { ipBlock: { cidr: '::/0', except: ['fd00:10:244::/56'] } },
+          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } },
+        ],
+      },
+    ]);
+  });
+
   it('lets health through to the peers given', async () => {
     const prober = { podSelector: { matchLabels: { app: 'prober' } } };
     const objects = await renderMode(binary, {
+      controller: { networkPolicy: { healthFrom: [prober] } },
+    });
+    expect(ingressOf(objects)).toEqual([
+      { ports: [{ port: 'health', protocol: 'TCP' }], from: [prober] },
+    ]);
+  });
+
+  it('renders no controller NetworkPolicy when it is turned off', async () => {
+    const objects = await renderMode(binary, {
+      controller: { ...servedWebhook, networkPolicy: { enabled: false } },
+    });
+    expect(objects.filter((o) => o.kind === 'NetworkPolicy').map((o) => o.metadata.name)).toEqual([
+      'haptic-haproxy',
+    ]);
+  });
+
+  it.each(chartModeNames)(
+    'opens the agent port of the HAProxy pods to the controller pods only (%s)',
+    async (mode) => {
+      const objects = await renderMode(binary, chartModes[mode]);
+      const policy = findObject(objects, 'NetworkPolicy', 'haptic-haproxy');
+      expect(policy.metadata.namespace).toBe('haptic');
+      expect(policy.body.spec).toEqual({
+        podSelector: { matchLabels: haproxyLabels },
+        policyTypes: ['Ingress'],
+        ingress: [
+          {
+            ports: [
+              { port: 'http', protocol: 'TCP' },
+              { port: 'https', protocol: 'TCP' },
+            ],
+          },
+          {
+            ports: [{ port: 5555, protocol: 'TCP' }],
+            from: [{ podSelector: { matchLabels: controllerLabels } }],
+          },
+        ],
+      });
+      // The ports are the ones the pods have, and the selectors select the pods.
+      const haproxy = podSpec(objects, 'haptic-haproxy');
+      const ports = [...(haproxy.initContainers ?? []), ...haproxy.containers].flatMap((c) =>
+        (c.ports ?? []).map((port) => [c.name, port.name, port.containerPort]),
+      );
+      expect(ports).toEqual([
+        ['agent', 'agent', 5555],
+        ['haproxy', 'http', 8080],
+        ['haproxy', 'https', 8443],
+      ]);
+      expect(podLabels(objects, 'haptic-haproxy')).toMatchObject(haproxyLabels);
+      expect(podLabels(objects, 'haptic-controller')).toMatchObject(controllerLabels);
+    },
+  );
+
+  it('follows the agent port and adds the extra rules given to the HAProxy policy', async () => {
+    const stats = {
+      ports: [{ port: 8404, protocol: 'TCP' }],
+      from: [
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+      ],
+    };
+    const objects = await renderMode(binary, {
+      haproxy: { agent: { port: 6555 }, networkPolicy: { extraIngress: [stats] } },
+    });
+    const { ingress } = findObject(objects, 'NetworkPolicy', 'haptic-haproxy').body.spec as {
+      ingress: { ports: unknown[] }[];
+    };
+    expect(ingress.slice(1).map((rule) => rule.ports)).toEqual([
+      [{ port: 6555, protocol: 'TCP' }],
+      stats.ports,
+    ]);
+    expect(ingress[2]).toEqual(stats);
+  });
+
+  it('requires and verifies a client certificate with clientAuth.caSecretName', async () => {
+    const objects = await renderMode(binary, {
       controller: {
-        networkPolicy: { enabled: true, apiServerCIDRs: ['10.0.0.10/32'], healthFrom: [prober] },
+        ...servedWebhook,
+        webhook: {
+          ...servedWebhook.webhook,
+          clientAuth: { caSecretName: 'apiserver-webhook-client-ca' },
+        },
       },
     });
-    const spec = findObject(objects, 'NetworkPolicy', 'haptic-controller').body.spec as {
-      ingress: unknown[];
-    };
-    expect(spec.ingress[1]).toEqual({
-      ports: [{ port: 'health', protocol: 'TCP' }],
-      from: [prober],
+    const spec = podSpec(objects, 'haptic-controller');
+    const controller = spec.containers.find((container) => container.name === 'controller');
+    expect(controller?.args).toContain('--webhook-client-ca-dir=/etc/haptic/webhook-client-ca');
+    expect(controller?.volumeMounts).toContainEqual({
+      name: 'webhook-client-ca',
+      mountPath: '/etc/haptic/webhook-client-ca',
+      readOnly: true,
     });
+    expect(spec.volumes).toContainEqual({
+      name: 'webhook-client-ca',
+      secret: {
+        secretName: 'apiserver-webhook-client-ca',
+        defaultMode: 0o440,
+        items: [{ key: 'ca.crt', path: 'ca.crt' }],
+      },
+    });
+    const plain = podSpec(
+      await renderMode(binary, chartModes['gitops cert-manager']),
+      'haptic-controller',
+    );
+    expect(JSON.stringify(plain)).not.toContain('webhook-client-ca');
   });
 
   it.each([
     [
-      'enabled without API server addresses',
-      { enabled: true },
-      "at '/controller/networkPolicy/apiServerCIDRs'",
-    ],
-    [
       'an address that is not a CIDR',
-      { enabled: true, apiServerCIDRs: ['10.0.0.10'] },
+      { controller: { networkPolicy: { apiServerCIDRs: ['10.0.0.10'] } } },
       "at '/controller/networkPolicy/apiServerCIDRs/0'",
     ],
     [
+      'a Pod network that is not a CIDR',
+      { controller: { networkPolicy: { podCIDRs: ['10.244.0.0/33'] } } },
+      "at '/controller/networkPolicy/podCIDRs/0'",
+    ],
+    [
       'a peer that is not a NetworkPolicyPeer',
-      { enabled: true, apiServerCIDRs: ['10.0.0.10/32'], metricsFrom: [{ pods: 'all' }] },
+      { controller: { networkPolicy: { metricsFrom: [{ pods: 'all' }] } } },
       "at '/controller/networkPolicy/metricsFrom/0'",
     ],
-  ])('refuses a NetworkPolicy with %s', async (_, networkPolicy, where) => {
-    const file = writeValuesFile({ controller: { networkPolicy } });
+    [
+      'a webhook peer that is not a NetworkPolicyPeer',
+      { controller: { networkPolicy: { webhookFrom: [{}] } } },
+      "at '/controller/networkPolicy/webhookFrom/0'",
+    ],
+    [
+      'an HAProxy rule with a port out of range',
+      { haproxy: { networkPolicy: { extraIngress: [{ ports: [{ port: 70000 }] }] } } },
+      "at '/haproxy/networkPolicy/extraIngress/0/ports/0/port'",
+    ],
+    [
+      'an HAProxy rule with an unknown field',
+      { haproxy: { networkPolicy: { extraIngress: [{ to: [] }] } } },
+      "at '/haproxy/networkPolicy/extraIngress/0'",
+    ],
+  ])('refuses a NetworkPolicy with %s', async (_, values, where) => {
+    const file = writeValuesFile(values);
     const result = await runHelm(binary, [
       'template',
       'haptic',

@@ -79,6 +79,11 @@ const rules: readonly (readonly [string, Record<string, unknown>, string])[] = [
     'controller.webhook.caBundle is set without controller.webhook.secretName: name the Secret that holds the webhook certificate (tls.crt, tls.key).',
   ],
   [
+    'client-certificate authentication without a served webhook',
+    { controller: { webhook: { clientAuth: { caSecretName: 'apiserver-client-ca' } } } },
+    'controller.webhook.clientAuth.caSecretName is set but no webhook is served: give the webhook a serving certificate (controller.webhook.certManager.enabled, or secretName with caBundle), or remove clientAuth.caSecretName.',
+  ],
+  [
     'the credentials Secret reused as the frontend certificate',
     { credentials: { existingSecret: 'shared' }, defaultSSLCertificate: { secretName: 'shared' } },
     'credentials.existingSecret and defaultSSLCertificate.secretName both name Secret "shared": each Secret has exactly one owner; give them different names.',
