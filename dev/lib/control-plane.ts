@@ -26,6 +26,12 @@ export interface ControlPlaneOptions {
   readonly ownerPid?: number | null;
   /** @default 60_000 */
   readonly readyTimeoutMs?: number;
+  /**
+   * More kube-apiserver flags, after the defaults (a repeated flag's last value wins), for
+   * example the admission configuration a test proves.
+   * @default []
+   */
+  readonly extraApiServerArgs?: readonly string[];
 }
 
 /**
@@ -91,6 +97,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       '--allow-privileged=true',
       '--endpoint-reconciler-type=none',
       '--v=0',
+      ...(options.extraApiServerArgs ?? []),
     ],
     logFile: join(dir, 'logs', 'kube-apiserver.log'),
     ...owner,

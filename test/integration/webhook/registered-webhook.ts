@@ -36,15 +36,18 @@ export const webhookHost = hostAddress;
 
 /**
  * A CA and a serving certificate valid now: for IPs 127.0.0.1 and `webhookHost`, or for the
- * DNS name of a webhook Service (`<service>.<namespace>.svc`) when one is given.
+ * DNS names of webhook Services (`<service>.<namespace>.svc`) when given.
  */
-export async function servingMaterial(serviceName?: string): Promise<ServingMaterial> {
+export async function servingMaterial(
+  serviceNames?: string | readonly string[],
+): Promise<ServingMaterial> {
+  const names = typeof serviceNames === 'string' ? [serviceNames] : serviceNames;
   const now = new Date();
   const ca = await makeCa('webhook-test-ca', { at: now, days: 2 });
   const keys = await generateKeyPair();
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: '0a1b2c3d4e5f',
-    subject: `CN=${serviceName ?? '127.0.0.1'}`,
+    subject: `CN=${names?.[0] ?? '127.0.0.1'}`,
     issuer: ca.certificate.subject,
     notBefore: new Date(now.getTime() - 60_000),
     notAfter: new Date(now.getTime() + 86_400_000),
@@ -53,12 +56,12 @@ export async function servingMaterial(serviceName?: string): Promise<ServingMate
     signingKey: ca.keys.privateKey,
     extensions: [
       new x509.SubjectAlternativeNameExtension(
-        serviceName === undefined
+        names === undefined
           ? [
               { type: 'ip', value: '127.0.0.1' },
               { type: 'ip', value: webhookHost },
             ]
-          : [{ type: 'dns', value: serviceName }],
+          : names.map((value) => ({ type: 'dns', value })),
       ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
