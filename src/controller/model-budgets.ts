@@ -20,23 +20,23 @@ import { serverSlots } from './server-slots.ts';
 import type { ValidIngress } from '../validation/validate-ingress.ts';
 
 export interface ModelBudgets {
-  /** Server slots of one namespace's backends. @default 16384 */
+  /** Server slots of one namespace's backends (a Service of 4,096 endpoints takes 8,192). @default 8192 */
   readonly serverSlotsPerNamespace: number;
-  /** Server slots of all backends. @default 65536 */
+  /** Server slots of all backends. @default 49152 */
   readonly serverSlots: number;
-  /** Bytes of one namespace's certificate files. @default 8 MiB */
+  /** Bytes of one namespace's certificate files. @default 1 MiB */
   readonly certificateBytesPerNamespace: number;
-  /** Bytes of all certificate files (the default certificate aside). @default 40 MiB */
+  /** Bytes of all certificate files (the default certificate aside). @default 4 MiB */
   readonly certificateBytes: number;
 }
 
 const mebibyte = 1024 * 1024;
 
 export const defaultModelBudgets: ModelBudgets = {
-  serverSlotsPerNamespace: 16_384,
-  serverSlots: 65_536,
-  certificateBytesPerNamespace: 8 * mebibyte,
-  certificateBytes: 40 * mebibyte,
+  serverSlotsPerNamespace: 8_192,
+  serverSlots: 49_152,
+  certificateBytesPerNamespace: 1 * mebibyte,
+  certificateBytes: 4 * mebibyte,
 };
 
 /** Where a budget is set, for messages. */
