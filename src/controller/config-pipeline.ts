@@ -13,6 +13,7 @@
  * does anything still failing after the last round; the first rejection is reported.
  */
 import { configFileName } from '../agent-api/api-types.ts';
+import type { CheckLane } from '../sandbox/check-gate.ts';
 import { contentDigest } from '../sandbox/content-digest.ts';
 import {
   type FileDigest,
@@ -90,10 +91,19 @@ export interface ConfigPipelineOptions {
 export interface RunOptions {
   /** Keep a rejection or success of `haproxy -c` for this digest. @default true */
   readonly remember?: boolean;
-  /** A proposed object (admission): its templates are parsed afresh and not kept. */
+  /**
+   * A proposed object (admission): its templates are parsed afresh and not kept, and its check
+   * neither uses nor moves the last set HAProxy accepted (a set that differs from it only in
+   * server slots is checked all the same): what the delivered configuration is must not
+   * change the answer about a proposed one.
+   */
   readonly proposed?: boolean;
   /** Milliseconds the whole run may take; rendering and checking stop when they are up. */
   readonly deadlineMs?: number;
+  /** The check sandbox's lane (admission reviews have their own). @default 'delivery' */
+  readonly lane?: CheckLane;
+  /** Aborted when no one waits for the outcome any more: a running check is stopped. */
+  readonly signal?: AbortSignal;
   /**
    * Render and lint only, without `haproxy -c` (where no check sandbox runs: the pre-rollout
    * Job). A success then says nothing of what HAProxy would make of the configuration.
@@ -334,8 +344,13 @@ export class ConfigPipeline {
     const kept = this.#checks.get(digest);
     if (kept !== undefined) return kept;
     const text = fileSetText(files);
+    const proposed = options.proposed === true;
     // Only server slots differ from a set HAProxy accepted: it accepts this one too.
-    if (this.#lastAccepted !== undefined && runtimePlan(this.#lastAccepted, text).runtime) {
+    if (
+      !proposed &&
+      this.#lastAccepted !== undefined &&
+      runtimePlan(this.#lastAccepted, text).runtime
+    ) {
       this.#lastAccepted = text;
       return { ok: true, message: '' };
     }
@@ -349,15 +364,17 @@ export class ConfigPipeline {
       };
     }
     const started = performance.now();
-    const outcome = await checkBundle(
-      files,
-      left === undefined ? check : { ...check, timeoutMs: Math.min(check.timeoutMs ?? left, left) },
-    );
+    const outcome = await checkBundle(files, {
+      ...check,
+      ...(left === undefined ? {} : { timeoutMs: Math.min(check.timeoutMs ?? left, left) }),
+      ...(options.lane === undefined ? {} : { lane: options.lane }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     this.#options.metrics?.checkSeconds.observe((performance.now() - started) / 1000);
     const result: CheckResult = outcome.ok
       ? { ok: true, message: '' }
       : { ok: false, failure: outcome.failure, message: outcome.message };
-    if (outcome.ok) this.#lastAccepted = text;
+    if (outcome.ok && !proposed) this.#lastAccepted = text;
     // A check that could not run (timeout, missing binary) is not kept.
     if (options.remember !== false && (outcome.ok || outcome.failure === 'rejected')) {
       this.#checks.set(digest, result);

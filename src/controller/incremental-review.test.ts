@@ -258,9 +258,18 @@ describe('an incremental admission review', () => {
               });
               try {
                 const object = manifest(step.object);
+                // Lint only (no sandbox): a deadline without end, a review never given up.
+                const review = {
+                  deadline: Number.POSITIVE_INFINITY,
+                  signal: new AbortController().signal,
+                };
                 const [incremental, full] = await Promise.all([
-                  incrementalReviewer.reviewIngress(object, step.object.namespace),
-                  reviewerOf(fresh, () => current).reviewIngress(object, step.object.namespace),
+                  incrementalReviewer.reviewIngress(object, step.object.namespace, review),
+                  reviewerOf(fresh, () => current).reviewIngress(
+                    object,
+                    step.object.namespace,
+                    review,
+                  ),
                 ]);
                 expect(incremental).toEqual(full);
                 const [warmState, freshState] = await Promise.all([

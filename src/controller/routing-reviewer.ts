@@ -1,24 +1,41 @@
 /**
- * Admission reviews of Ingresses and HAProxyTemplateConfigs: the proposed object replaces its
- * current version in the watched state, the whole configuration is rendered, linted and
- * checked with `haproxy -c`, and a failure denies the write with HAProxy's message. Reviews
- * run at most `concurrency` at a time (the machine's cores: each check is a process).
+ * Admission reviews of Ingresses and HAProxyTemplateConfigs: a proposed Ingress replaces its
+ * current version in the watched state, a proposed HAProxyTemplateConfig is rendered for an
+ * empty cluster (below); the configuration is rendered, linted and checked with `haproxy -c`,
+ * and a failure denies the write with HAProxy's message. Reviews run at most `concurrency` at
+ * a time (the machine's cores: each check is a process), and their checks wait in the check
+ * sandbox's review lane, which never fills the slot the reconciler's checks keep.
  *
  * An Ingress that would newly claim a host and path another namespace's Ingress serves is
  * denied before anything is rendered (ingress-claims.ts), as is one whose TLS Secret HAProxy
  * would not load; what the model would leave out of an allowed Ingress comes back as
  * admission warnings.
  *
- * A review's deadline starts when it arrives, before it waits for a slot: rendering and
- * checking stop {@link answerMarginMs} before the webhook's own deadline, so a template that
- * runs too long is answered with a denial naming the cause rather than the webhook's bare
- * time-out. A check that cannot run in time (a long queue, a slow or restarting sandbox) is
- * allowed with a RenderUnchecked warning: the controller checks again before delivery.
+ * A review's deadline is the webhook's (the nearer of its own and the API server's, counted from
+ * the request's arrival, before it waits for a slot): rendering and checking stop
+ * {@link answerMarginMs} before it, so a template that runs too long is answered with a denial
+ * naming the cause rather than the webhook's bare time-out. A check that cannot run in time (a
+ * long queue, a slow or restarting sandbox) is allowed with a RenderUnchecked warning: the
+ * controller checks again before delivery. Once the answer is sent or no longer awaited, a
+ * review still waiting for a slot leaves, and its check in the sandbox is stopped.
+ *
+ * Why a proposed HAProxyTemplateConfig sees an empty cluster only: anyone who reaches the
+ * webhook can send one (the API server does not authenticate to webhooks), and a template can
+ * make its own success depend on any fact of the state (`{% if routes.size > 0 %}` before a line
+ * HAProxy refuses), so an answer about the template with the current objects told the sender one
+ * bit of other tenants' data per review. Rendered for no Ingresses, Services or Secrets, the
+ * answer is a function of the sent object alone (the same whatever any namespace holds), and
+ * a denial may quote rendered text, which is then the template's own. A template that passes
+ * here and fails with the real objects is the reconciler's to report: it keeps delivering the
+ * last good configuration, leaves out the Ingresses whose lines HAProxy refuses (with Events),
+ * and sets the HAProxyTemplateConfig's Ready condition to the failure. That status is read with
+ * RBAC on the object, not by whoever reaches :9443.
  */
 import { availableParallelism } from 'node:os';
 import { type Finding, type ValidationReport, validationCodes } from '../validation/index.ts';
 import { warning } from '../validation/finding.ts';
-import { type RoutingReviewer, defaultDeadlineMs } from '../webhook/index.ts';
+import type { ReviewContext } from '../webhook/review-context.ts';
+import type { RoutingReviewer } from '../webhook/index.ts';
 import { type ClusterSnapshot, emptySnapshot } from './cluster-snapshot.ts';
 import type { ClusterWatch } from './cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
@@ -49,27 +66,10 @@ export interface RoutingReviewerOptions {
 /** Time kept back from the webhook's deadline to send the denial rendering or checking ended in. */
 const answerMarginMs = 500;
 
-/** The `deadlineMs` left to a review that arrived with `deadline` (a `performance.now()`). */
-function timeLeft(deadline: number): { readonly deadlineMs: number } {
-  return { deadlineMs: deadline - performance.now() };
-}
-
 const allowed: ValidationReport = { allowed: true, findings: [] };
 
 function deny(code: Finding['code'], path: string, message: string): ValidationReport {
   return { allowed: false, findings: [{ code, severity: 'error', path, message }] };
-}
-
-/**
- * Whether the outcome denies with a message that quotes rendered text: a failed render (an
- * output refused, a filter's value) or lint (the refused word). A config that does not read
- * (stage `config`) is described from its own fields, and HAProxy's check is reduced to the
- * line number, the line's keyword (one the lint allowed) and a fixed reason (haproxy-message.ts).
- */
-function failsOnRenderedText(
-  outcome: PipelineOutcome,
-): outcome is Extract<PipelineOutcome, { ok: false }> {
-  return !outcome.ok && (outcome.stage === 'template' || outcome.stage === 'lint');
 }
 
 function verdict(outcome: PipelineOutcome, subject: string): ValidationReport {
@@ -185,7 +185,19 @@ function claimVerdict(proposed: ValidIngress, state: StateClaims): ValidationRep
   );
 }
 
-/** A counting semaphore: at most `limit` holders. */
+/** The answer to a review given up while it waited for a slot: nothing was looked at. */
+const abandoned: ValidationReport = {
+  allowed: true,
+  findings: [
+    warning(
+      validationCodes.RenderUnchecked,
+      'spec',
+      'Not checked at admission: the review was answered or given up before it could run. The controller checks it before delivery.',
+    ),
+  ],
+};
+
+/** A counting semaphore: at most `limit` holders; a waiter whose review is over leaves. */
 class Slots {
   readonly #limit: number;
   #used = 0;
@@ -193,9 +205,22 @@ class Slots {
   constructor(limit: number) {
     this.#limit = Math.max(1, limit);
   }
-  async run<T>(work: () => Promise<T>): Promise<T> {
+  async run(work: () => Promise<ValidationReport>, over: AbortSignal): Promise<ValidationReport> {
+    if (over.aborted) return abandoned;
     if (this.#used >= this.#limit) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      const admitted = await new Promise<boolean>((resolve) => {
+        const admit = (): void => {
+          over.removeEventListener('abort', leave);
+          resolve(true);
+        };
+        const leave = (): void => {
+          this.#waiting.splice(this.#waiting.indexOf(admit), 1);
+          resolve(false);
+        };
+        this.#waiting.push(admit);
+        over.addEventListener('abort', leave, { once: true });
+      });
+      if (!admitted) return abandoned;
     } else {
       this.#used += 1;
     }
@@ -211,12 +236,16 @@ class Slots {
 
 export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingReviewer {
   const slots = new Slots(options.concurrency ?? availableParallelism());
-  const reviewDeadline = (): number => performance.now() + defaultDeadlineMs - answerMarginMs;
+  /** What the pipeline takes of a review: its time (less the margin), lane and end. */
+  const runOptions = (review: ReviewContext) => ({
+    deadlineMs: review.deadline - answerMarginMs - performance.now(),
+    lane: 'review' as const,
+    signal: review.signal,
+  });
   let claims: StateClaims | undefined;
   return {
-    reviewIngress: (next, namespace) => {
-      const deadline = reviewDeadline();
-      return slots.run(async () => {
+    reviewIngress: (next, namespace, review) =>
+      slots.run(async () => {
         const view = readIngress(next, namespace);
         if (typeof view === 'string') {
           return deny(validationCodes.IngressInvalid, 'object', view);
@@ -247,7 +276,7 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
           config,
           snapshot,
           new Date(),
-          timeLeft(deadline),
+          runOptions(review),
         );
         const excluded = outcome.model?.excluded.find(
           (entry) => entry.namespace === view.namespace && entry.name === view.name,
@@ -269,30 +298,17 @@ export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingR
             ),
           ],
         };
-      });
-    },
-    reviewTemplateConfig: (next, namespace) => {
-      const deadline = reviewDeadline();
-      const subject = `HAProxyTemplateConfig in ${namespace}`;
-      const run = (snapshot: ClusterSnapshot) =>
-        options.pipeline.run(next, snapshot, new Date(), { proposed: true, ...timeLeft(deadline) });
-      return slots.run(async () => {
-        const outcome = await run(options.watch.snapshot());
-        if (!failsOnRenderedText(outcome)) return verdict(outcome, subject);
-        // The template is the sender's, and anyone who reaches the webhook can send one: a
-        // failure's message quotes rendered text (a lint finding's word, a refused output),
-        // which a template can fill with other namespaces' hosts, paths and endpoints. What it
-        // makes of an empty cluster quotes only its own text.
-        const bare = await run(emptySnapshot);
-        if (failsOnRenderedText(bare)) return verdict(bare, subject);
-        return verdict(
-          {
-            ...outcome,
-            message: `the rendered configuration fails at the ${outcome.stage} stage with the current Ingresses, Services and Secrets, and passes without them. The answer quotes no rendered text, since anyone who reaches the webhook may send a template: render it with the cluster's objects where you may read them, and check the result with haptic config check.`,
-          },
-          subject,
-        );
-      });
-    },
+      }, review.signal),
+    // Rendered for an empty cluster only, whatever the watch holds (see the top of this file).
+    // Its check result is not kept either: a flood of reviews would push the reconciler's out.
+    reviewTemplateConfig: (next, namespace, review) =>
+      slots.run(async () => {
+        const outcome = await options.pipeline.run(next, emptySnapshot, new Date(), {
+          ...runOptions(review),
+          proposed: true,
+          remember: false,
+        });
+        return verdict(outcome, `HAProxyTemplateConfig in ${namespace}`);
+      }, review.signal),
   };
 }

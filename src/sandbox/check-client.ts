@@ -12,6 +12,7 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { ApplyFile } from '../agent-api/apply-encoding.ts';
 import { describeError } from '../errors.ts';
+import type { CheckLane } from './check-gate.ts';
 import { encodeCheckRequest } from './kept-contents.ts';
 import { type CheckOutcome, contentUnknownStatus, sandboxPaths } from './sandbox-protocol.ts';
 
@@ -36,6 +37,16 @@ export interface CheckOptions {
   readonly socket: string;
   /** Longest wait for the answer (the sandbox's own time limit applies inside). @default 60 s */
   readonly timeoutMs?: number;
+  /**
+   * The sandbox's queue the check waits in: an admission review's, or delivery's.
+   * @default 'delivery'
+   */
+  readonly lane?: CheckLane;
+  /**
+   * Aborted when no one waits for the answer any more (a review answered or given up): the
+   * connection is closed, and the sandbox drops or kills the check.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Largest answer read from the sandbox. */
@@ -82,18 +93,30 @@ type Answer =
   /** What went wrong, for "The check sandbox at … <sentence>". */
   | string;
 
-function post(socket: string, body: Buffer, timeoutMs: number): Promise<Answer> {
+function post(
+  socket: string,
+  body: Buffer,
+  timeoutMs: number,
+  options: Pick<CheckOptions, 'lane' | 'signal'>,
+): Promise<Answer> {
   return new Promise((resolve) => {
+    const { signal } = options;
     let settled = false;
+    const onAbort = (): void => {
+      // Closing the connection is what tells the sandbox the check is no longer wanted.
+      call.destroy();
+      settle('was left: no one waits for the answer any more');
+    };
     const settle = (answer: Answer): void => {
       if (settled) return;
       settled = true;
+      signal?.removeEventListener('abort', onAbort);
       resolve(answer);
     };
     const call = request(
       {
         socketPath: socket,
-        path: sandboxPaths.check,
+        path: `${sandboxPaths.check}?lane=${options.lane ?? 'delivery'}`,
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': body.byteLength },
         timeout: timeoutMs,
@@ -130,6 +153,8 @@ function post(socket: string, body: Buffer, timeoutMs: number): Promise<Answer> 
         `cannot be reached (${describeError(error)}); the config-check container (haptic sandbox serve) must run beside this one`,
       );
     });
+    if (signal?.aborted === true) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     call.end(body);
   });
 }
@@ -152,6 +177,7 @@ export async function checkHAProxyConfig(
       socket,
       request.body,
       Math.max(1, Math.ceil(deadline - performance.now())),
+      options,
     );
     if (typeof answer === 'string') {
       return {

@@ -33,6 +33,8 @@ export interface CheckRun {
    * for a check that fails (a passing check's output is not sent).
    */
   readonly config: () => string;
+  /** Aborted when the caller is gone: the check is killed. */
+  readonly signal?: AbortSignal;
 }
 
 function killGroup(pid: number | undefined): void {
@@ -72,6 +74,7 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
       detached: true,
       timeout: limits.timeMs,
       killSignal: 'SIGKILL',
+      ...(run.signal === undefined ? {} : { cancelSignal: run.signal }),
       maxBuffer: maxOutputBytes,
     },
   );
@@ -85,6 +88,13 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
         config: run.config(),
       }),
     );
+  if (result.isCanceled) {
+    return {
+      ok: false,
+      failure: 'unavailable',
+      message: 'haproxy -c was stopped: its caller is gone.',
+    };
+  }
   if (result.timedOut) {
     return {
       ok: false,

@@ -7,7 +7,9 @@
  *   Answers 200 with a {@link CheckOutcome}. An entry without `content` names a file the
  *   sandbox holds from the last request it parsed, by its digest (kept-contents.ts); when it
  *   holds none, the answer is 409 with the reason `ContentUnknown` and the client sends the
- *   set again with every content.
+ *   set again with every content. `?lane=review` queues an admission review's check apart from
+ *   delivery's (`?lane=delivery`, the default; check-gate.ts). A check whose connection closes
+ *   before its answer is dropped, or killed if it runs.
  * - `GET /healthz`: 200 while the sandbox serves (its startup and liveness probe).
  * - A malformed request: the agents' error body `{ error: { reason, code, message, field? } }`
  *   with the status of its reason (400, 413, 415, 404).

@@ -5,6 +5,11 @@
  * agents' own request parser (files named by digest alone taken from the last request's, held
  * in memory: kept-contents.ts), written into a fresh private directory and checked there. Every
  * answer closes its connection; an unexpected error becomes a 500 answer, never a crash.
+ *
+ * Checks wait in the lane their request names (check-gate.ts: reviews cannot fill the sandbox
+ * for delivery), and a check whose caller is gone (its connection closed: the review was
+ * answered or given up, the client's deadline passed) is dropped while it waits and its haproxy
+ * killed while it runs, so no check's time goes to an answer nobody reads.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { finished } from 'node:stream/promises';
@@ -18,7 +23,7 @@ import {
   reasonStatus,
 } from '../agent-api/reasons.ts';
 import { describeError } from '../errors.ts';
-import { CheckGate } from './check-gate.ts';
+import { CheckGate, type CheckLane, checkLanes } from './check-gate.ts';
 import { createCheckWorkspace } from './check-workspace.ts';
 import { runHAProxyCheck } from './haproxy-check-run.ts';
 import { KeptContents } from './kept-contents.ts';
@@ -97,7 +102,11 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
   /** Removals of finished checks' directories still under way. */
   const removals = new Set<Promise<void>>();
 
-  const check = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+  const check = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    lane: CheckLane,
+  ): Promise<void> => {
     if (!isJson(request)) {
       sendFailure(
         response,
@@ -119,7 +128,12 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
       return;
     }
     const started = performance.now();
-    const admitted = await gate.run(async (): Promise<Answer> => {
+    // Closed before the answer: the caller is gone (after the answer, `close` changes nothing).
+    const callerGone = new AbortController();
+    response.once('close', () => {
+      callerGone.abort();
+    });
+    const work = async (): Promise<Answer> => {
       const body = await readBody(request, bodyLimit);
       if (body === undefined) return tooLarge;
       let decoded: unknown;
@@ -144,6 +158,7 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
           scratchDir: workspace.scratchDir,
           haproxyBinary: options.haproxyBinary,
           limits,
+          signal: callerGone.signal,
           config: () =>
             parsed.files.find((file) => file.path === configFileName)?.content.toString('utf8') ??
             '',
@@ -156,11 +171,19 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
         removals.add(removal);
         void removal.then(() => removals.delete(removal));
       }
-    });
+    };
+    const admitted = await gate.run(work, { lane, signal: callerGone.signal });
+    if (callerGone.signal.aborted) {
+      logger.info(
+        { lane, durationMs: Math.round(performance.now() - started) },
+        'check dropped: its caller is gone',
+      );
+      return;
+    }
     const outcome: Answer = admitted ?? {
       ok: false,
       failure: 'unavailable',
-      message: `The check sandbox is busy (${limits.concurrent} checks run, ${limits.waiting} wait); try again.`,
+      message: `The check sandbox is busy (${limits.concurrent} checks run, ${limits.waiting} wait in the ${lane} lane); try again.`,
     };
     if ('reason' in outcome && outcome.reason === contentUnknownReason) {
       // Not a fault of the files: the client sends them again with their contents.
@@ -192,7 +215,10 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
   };
 
   const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const path = (request.url ?? '').split('?')[0] ?? '';
+    const url = new URL(request.url ?? '', 'http://sandbox');
+    const { pathname: path } = url;
+    const laneName = url.searchParams.get('lane') ?? 'delivery';
+    const lane = checkLanes.find((each) => each === laneName);
     if (!options.ready()) {
       request.resume();
       sendFailure(
@@ -200,7 +226,18 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
         failure(agentReasons.CheckUnavailable, 'The check sandbox is starting; try again.'),
       );
     } else if (request.method === 'POST' && path === sandboxPaths.check) {
-      await check(request, response);
+      if (lane === undefined) {
+        request.resume();
+        sendFailure(
+          response,
+          failure(
+            agentReasons.RequestInvalid,
+            `lane=${laneName} is not a lane of the check sandbox; use ${checkLanes.join(' or ')}.`,
+          ),
+        );
+      } else {
+        await check(request, response, lane);
+      }
     } else if (request.method === 'GET' && path === sandboxPaths.health) {
       send(response, 200, { status: 'ok', ...gate.load() });
     } else {

@@ -4,7 +4,8 @@
  * gets 400, a body without a declared length 411, an oversized one 413 (answered from the
  * declared Content-Length before one byte of the body is read), another content type or a
  * compressed body 415, one that does not fit beside the requests in flight 429 (also before its
- * body is read: in-flight-budget.ts); nothing crashes the process.
+ * body is read: in-flight-budget.ts); nothing crashes the process. The review learns how long
+ * the API server waits (`?timeout=`) and is told when its caller has gone (review-context.ts).
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import {
@@ -14,6 +15,7 @@ import {
   encodeAdmissionReview,
 } from './admission-review.ts';
 import { InFlightBudget, type InFlightLimits, defaultInFlightLimits } from './in-flight-budget.ts';
+import { apiServerWaitMs } from './review-context.ts';
 
 /**
  * Largest request accepted. An AdmissionReview carries the object and the old object, each
@@ -22,8 +24,16 @@ import { InFlightBudget, type InFlightLimits, defaultInFlightLimits } from './in
  */
 export const defaultMaxBodyBytes = 8 * 1024 * 1024;
 
+/** What the HTTP layer knows of a review's caller. */
+export interface ReviewCaller {
+  /** Aborted when the connection closes before the answer: no one reads it any more. */
+  readonly signal: AbortSignal;
+  /** How long the API server waits for the answer (its `timeout` parameter), when it says. */
+  readonly waitMs?: number;
+}
+
 export interface WebhookAppOptions {
-  readonly review: (request: AdmissionRequest) => Promise<AdmissionResponse>;
+  readonly review: (request: AdmissionRequest, caller: ReviewCaller) => Promise<AdmissionResponse>;
   /** @default {@link defaultMaxBodyBytes} */
   readonly maxBodyBytes?: number;
   /** @default {@link defaultInFlightLimits} */
@@ -126,7 +136,13 @@ export function createWebhookApp(options: WebhookAppOptions): express.Express {
         fail(res, 400, request);
         return;
       }
-      res.json(encodeAdmissionReview(await options.review(request)));
+      const gone = new AbortController();
+      res.once('close', () => {
+        gone.abort();
+      });
+      const waitMs = apiServerWaitMs(req.query.timeout);
+      const caller = { signal: gone.signal, ...(waitMs === undefined ? {} : { waitMs }) };
+      res.json(encodeAdmissionReview(await options.review(request, caller)));
     },
   );
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ValidationReport } from '../validation/index.ts';
 import type { AdmissionRequest } from './admission-review.ts';
 import { type ReviewEvent, reviewAdmission } from './dispatch.ts';
-import { type KindRoutes, firstRoute, routeByKind } from './object-validators.ts';
+import {
+  type KindRoutes,
+  type ObjectAdmissionValidator,
+  firstRoute,
+  routeByKind,
+} from './object-validators.ts';
+import type { ReviewContext } from './review-context.ts';
 import { type AdmissionValidator, secretValidator } from './validators.ts';
 
 const secret = (name: string) => ({
@@ -126,6 +132,42 @@ describe('dispatch', () => {
       message:
         "Validation of Secret ns/mine did not finish within 20 ms; retry, and check the controller's logs if it persists.",
     });
+  });
+
+  it("takes the API server's wait when it is nearer, and tells the validator when the review is over", async () => {
+    const seen: ReviewContext[] = [];
+    const waiting: ObjectAdmissionValidator = {
+      validateCreate: (_next, _namespace, review) => {
+        seen.push(review);
+        return new Promise<ValidationReport>(() => undefined);
+      },
+      validateUpdate: () => Promise.resolve(ok),
+      validateDelete: () => Promise.resolve(ok),
+    };
+    const kinds = routeByKind({ 'example.org/Thing': () => waiting });
+    const thing = admission('CREATE', {
+      kind: { group: 'example.org', version: 'v1', kind: 'Thing' },
+    });
+    const started = performance.now();
+    const answer = await reviewAdmission(thing, options(recorder, [], 1000, kinds), {
+      signal: new AbortController().signal,
+      waitMs: 30,
+    });
+    expect(answer.status?.message).toMatch(/did not finish within 30 ms/);
+    const [review] = seen;
+    expect(review?.deadline).toBeGreaterThanOrEqual(started + 30);
+    expect(review?.deadline).toBeLessThan(started + 100);
+    // Answered (504): whatever the validator still runs is told to stop.
+    expect(review?.signal.aborted).toBe(true);
+
+    // A caller that leaves ends the review too, before its deadline.
+    const gone = new AbortController();
+    const pending = reviewAdmission(thing, options(recorder, [], 1000, kinds), {
+      signal: gone.signal,
+    });
+    gone.abort();
+    expect(seen[1]?.signal.aborted).toBe(true);
+    await pending;
   });
 
   it('answers 400 when the object is not a Secret', async () => {

@@ -1,18 +1,21 @@
 /**
  * Dispatch (the second layer): echo the uid, find the object's validator (routes by kind,
  * namespace and name; see `routeByKind`), call it by operation (DELETE validates the old
- * object), enforce the deadline, and turn an unexpected exception into an errored answer
- * instead of a crash.
+ * object), enforce the deadline (the nearer of ours and the API server's), tell the validator
+ * when its answer is no longer awaited, and turn an unexpected exception into an errored
+ * answer instead of a crash.
  */
 import { describeError } from '../errors.ts';
 import { isMap } from '../validation/index.ts';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
+import type { ReviewCaller } from './app.ts';
 import {
   InvalidObject,
   type KindRoutes,
   type ObjectAdmissionValidator,
 } from './object-validators.ts';
 import { allowed, errored, fromReport } from './responses.ts';
+import type { ReviewContext } from './review-context.ts';
 
 /** What dispatch reports about each review, for logs and metrics. */
 export interface ReviewEvent {
@@ -33,7 +36,7 @@ export interface ReviewEvent {
 export interface DispatchOptions {
   /** The validator of each kind, namespace and name; an object without one is allowed. */
   readonly routes: KindRoutes;
-  /** Time a review may take before it is answered with 504. */
+  /** Time a review may take before it is answered with 504 (less when the API server waits less). */
   readonly deadlineMs: number;
   readonly onReview?: (event: ReviewEvent) => void;
 }
@@ -55,20 +58,21 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
 function validate(
   validator: ObjectAdmissionValidator,
   request: AdmissionRequest,
+  review: ReviewContext,
 ): Promise<AdmissionResponse> | AdmissionResponse {
   const { namespace, uid } = request;
   switch (request.operation) {
     case 'CREATE':
       return validator
-        .validateCreate(request.object, namespace)
+        .validateCreate(request.object, namespace, review)
         .then((report) => fromReport(uid, report));
     case 'UPDATE':
       return validator
-        .validateUpdate(request.oldObject, request.object, namespace)
+        .validateUpdate(request.oldObject, request.object, namespace, review)
         .then((report) => fromReport(uid, report));
     case 'DELETE':
       return validator
-        .validateDelete(request.oldObject, namespace)
+        .validateDelete(request.oldObject, namespace, review)
         .then((report) => fromReport(uid, report));
     case 'CONNECT':
       return allowed(uid);
@@ -90,8 +94,17 @@ function objectName(request: AdmissionRequest): string {
 export async function reviewAdmission(
   request: AdmissionRequest,
   options: DispatchOptions,
+  caller?: ReviewCaller,
 ): Promise<AdmissionResponse> {
   const started = performance.now();
+  const deadlineMs = Math.min(options.deadlineMs, caller?.waitMs ?? Number.POSITIVE_INFINITY);
+  // Aborted once answered (or given up): whatever the validator still runs is stopped.
+  const answered = new AbortController();
+  const review: ReviewContext = {
+    deadline: started + deadlineMs,
+    signal:
+      caller === undefined ? answered.signal : AbortSignal.any([answered.signal, caller.signal]),
+  };
   const secret = `${request.namespace}/${request.name}`;
   const validator = options.routes(request.kind, request.namespace, objectName(request));
   const kind = request.kind.kind === '' ? 'object' : request.kind.kind;
@@ -102,8 +115,8 @@ export async function reviewAdmission(
   } else {
     try {
       response = await withDeadline(
-        Promise.resolve(validate(validator, request)),
-        options.deadlineMs,
+        Promise.resolve(validate(validator, request, review)),
+        deadlineMs,
       );
     } catch (error) {
       failure = describeError(error);
@@ -112,11 +125,13 @@ export async function reviewAdmission(
           ? errored(
               request.uid,
               504,
-              `Validation of ${kind} ${secret} did not finish within ${options.deadlineMs} ms; retry, and check the controller's logs if it persists.`,
+              `Validation of ${kind} ${secret} did not finish within ${Math.round(deadlineMs)} ms; retry, and check the controller's logs if it persists.`,
             )
           : error instanceof InvalidObject
             ? errored(request.uid, 400, `Cannot validate ${kind} ${secret}: ${failure}`)
             : errored(request.uid, 500, `Validation of ${kind} ${secret} failed: ${failure}`);
+    } finally {
+      answered.abort();
     }
   }
   options.onReview?.({

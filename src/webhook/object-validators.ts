@@ -4,11 +4,22 @@
  * edge, see `secretValidator`) and return the shared validator's reports. They never see HTTP.
  */
 import type { ValidationReport } from '../validation/index.ts';
+import type { ReviewContext } from './review-context.ts';
 
+/** `review`: the answer's deadline and whether it is still awaited, for validators that wait. */
 export interface ObjectAdmissionValidator {
-  validateCreate(next: unknown, namespace: string): Promise<ValidationReport>;
-  validateUpdate(old: unknown, next: unknown, namespace: string): Promise<ValidationReport>;
-  validateDelete(old: unknown, namespace: string): Promise<ValidationReport>;
+  validateCreate(
+    next: unknown,
+    namespace: string,
+    review: ReviewContext,
+  ): Promise<ValidationReport>;
+  validateUpdate(
+    old: unknown,
+    next: unknown,
+    namespace: string,
+    review: ReviewContext,
+  ): Promise<ValidationReport>;
+  validateDelete(old: unknown, namespace: string, review: ReviewContext): Promise<ValidationReport>;
 }
 
 /** Group, version and kind of the object under review (`group` empty for the core group). */

@@ -26,6 +26,7 @@ const templateConfig = {
   kind: 'HAProxyTemplateConfig',
 };
 const ingress = { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' };
+const review = { deadline: Number.POSITIVE_INFINITY, signal: new AbortController().signal };
 
 describe('routing admission routes', () => {
   it.each([
@@ -40,9 +41,16 @@ describe('routing admission routes', () => {
   it('review the HAProxyTemplateConfig the controller renders', async () => {
     reviewed.length = 0;
     const validator = routes(templateConfig, 'haptic', 'haptic');
-    expect(await validator?.validateCreate({}, 'haptic')).toMatchObject({ allowed: false });
-    expect(await validator?.validateUpdate({}, {}, 'haptic')).toMatchObject({ allowed: false });
-    expect(await validator?.validateDelete({}, 'haptic')).toEqual({ allowed: true, findings: [] });
+    expect(await validator?.validateCreate({}, 'haptic', review)).toMatchObject({
+      allowed: false,
+    });
+    expect(await validator?.validateUpdate({}, {}, 'haptic', review)).toMatchObject({
+      allowed: false,
+    });
+    expect(await validator?.validateDelete({}, 'haptic', review)).toEqual({
+      allowed: true,
+      findings: [],
+    });
     expect(reviewed).toEqual([
       'HAProxyTemplateConfig in haptic',
       'HAProxyTemplateConfig in haptic',
@@ -51,7 +59,7 @@ describe('routing admission routes', () => {
 
   it('review Ingresses of any namespace (the reviewer decides whether the class is ours)', async () => {
     reviewed.length = 0;
-    await routes(ingress, 'tenant', 'web')?.validateCreate({}, 'tenant');
+    await routes(ingress, 'tenant', 'web')?.validateCreate({}, 'tenant', review);
     expect(reviewed).toEqual(['Ingress in tenant']);
   });
 

@@ -11,15 +11,16 @@ import {
 } from '../validation/index.ts';
 import { SecretDecoder } from '../secrets/secret-decoder.ts';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
-import { createWebhookApp } from './app.ts';
+import { type ReviewCaller, createWebhookApp } from './app.ts';
 import { type ReviewEvent, reviewAdmission } from './dispatch.ts';
 import { type KindRoutes, type NameRoutes, firstRoute, routeByKind } from './object-validators.ts';
 import { type ListenOptions, type WebhookServer, listenHttps } from './server.ts';
 import { identitySecretRoutes, secretValidator, valuesSecretValidator } from './validators.ts';
 
 /**
- * Time a review may take. Below the registration's timeoutSeconds (5 s in the chart), so the
- * API server receives our answer, not its own timeout.
+ * Time a review may take. Below every registration's timeoutSeconds (5 s and 10 s in the chart),
+ * so the API server receives our answer, not its own timeout; shorter when the API server says it
+ * waits less (`?timeout=`, review-context.ts).
  * @default 4000
  */
 export const defaultDeadlineMs = 4000;
@@ -75,16 +76,20 @@ function secretRoutes(options: WebhookOptions): NameRoutes {
 /** Reviews AdmissionReview requests (dispatch and validators, no HTTP). */
 export function createReviewer(
   options: WebhookOptions,
-): (request: AdmissionRequest) => Promise<AdmissionResponse> {
+): (request: AdmissionRequest, caller?: ReviewCaller) => Promise<AdmissionResponse> {
   const secrets = routeByKind({ '/Secret': secretRoutes(options) });
   const routes = options.kinds === undefined ? secrets : firstRoute(secrets, options.kinds);
   const deadlineMs = options.deadlineMs ?? defaultDeadlineMs;
-  return (request) =>
-    reviewAdmission(request, {
-      routes,
-      deadlineMs,
-      ...(options.onReview === undefined ? {} : { onReview: options.onReview }),
-    });
+  return (request, caller) =>
+    reviewAdmission(
+      request,
+      {
+        routes,
+        deadlineMs,
+        ...(options.onReview === undefined ? {} : { onReview: options.onReview }),
+      },
+      caller,
+    );
 }
 
 /** Starts the HTTPS webhook (`POST /validate`). */
