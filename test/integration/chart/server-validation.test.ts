@@ -55,6 +55,42 @@ describe('rendered objects against the real API server', () => {
     expect(result.stdout.split('\n')).toHaveLength(objects.length);
   });
 
+  it.each([
+    ['the Pod network of both families', { podCIDRs: ['10.244.0.0/16', 'fd00:10:244::/56'] }],
+    [
+      'API server addresses and more webhook peers',
+      {
+        apiServerCIDRs: ['192.0.2.10/32', '2001:db8::10/128'],
+        webhookFrom: [{ ipBlock: { cidr: '10.244.0.1/32' } }],
+        metricsFrom: [{ namespaceSelector: { matchLabels: { team: 'monitoring' } } }],
+      },
+    ],
+  ])('accepts the NetworkPolicies and the client-CA mount with %s', async (_, networkPolicy) => {
+    const ns = await createTestNamespace('chart-network-policy');
+    const objects = (
+      await render(ns, {
+        controller: {
+          webhook: { certManager: { enabled: true }, clientAuth: { caSecretName: 'client-ca' } },
+          networkPolicy,
+        },
+        haproxy: {
+          networkPolicy: {
+            extraIngress: [{ ports: [{ port: 8404, protocol: 'TCP' }, { port: 'stats' }] }],
+          },
+        },
+      })
+    ).filter((o) => o.kind === 'NetworkPolicy' || o.kind === 'Deployment');
+    expect(objects.map((o) => o.kind).sort()).toEqual([
+      'Deployment',
+      'Deployment',
+      'NetworkPolicy',
+      'NetworkPolicy',
+    ]);
+    const result = await kubectl(['apply', '--dry-run=server', '-f', '-'], asList(objects));
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+  });
+
   it('lets the renewal Job create Secrets and touch only the three named ones', async () => {
     const ns = await createTestNamespace('chart-renewal-rbac');
     const objects = (await render(ns, {})).filter(
