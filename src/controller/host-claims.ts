@@ -23,6 +23,8 @@ import type { ValidIngress } from '../validation/validate-ingress.ts';
 interface Limited {
   /** The foreign hosts, for telling whether a later state changes them. */
   readonly hosts: string;
+  /** The foreign hosts with their owners, whom the warnings name. */
+  readonly owners: string;
   readonly served: ValidIngress;
   readonly warnings: readonly ModelWarning[];
 }
@@ -93,11 +95,19 @@ export class HostClaims {
       return ingress;
     }
     const hosts = foreign.map(({ host }) => host).join(' ');
+    const owners = foreign
+      .map(({ host, owner }) => `${host} ${objectKey(owner.namespace, owner.name)}`)
+      .join(' ');
     const kept = this.#limited.get(ingress);
-    if (kept?.hosts === hosts) return kept.served;
+    if (kept?.owners === owners) return kept.served;
+    // The same hosts left out keep the same served form, whoever owns them now.
     const limited: Limited = {
       hosts,
-      served: withoutHosts(ingress, new Set(foreign.map(({ host }) => host))),
+      owners,
+      served:
+        kept?.hosts === hosts
+          ? kept.served
+          : withoutHosts(ingress, new Set(foreign.map(({ host }) => host))),
       warnings: foreign.map((each) => hostConflict(ingress, each)),
     };
     this.#limited.set(ingress, limited);

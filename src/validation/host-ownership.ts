@@ -133,7 +133,10 @@ export class HostOwners {
     return foreign;
   }
 
-  /** Who may serve `host`, as a value that differs exactly when some Ingress's answer would. */
+  /**
+   * Who may serve `host`, as a value that differs whenever some Ingress's answer would, or the
+   * owning Ingress (which warnings name) changes.
+   */
   #policy(host: string): string {
     const list = this.#naming.get(host);
     const owner = list?.[0];
@@ -143,13 +146,13 @@ export class HostOwners {
       if (ingress.namespace === owner.namespace)
         for (const each of sharedWith(ingress)) shares.add(each);
     }
-    return [owner.namespace, ...[...shares].sort()].join(' ');
+    return [owner.namespace, owner.name, ...[...shares].sort()].join(' ');
   }
 
   /**
    * Edits the owners from one state's Ingresses to the next: `removed` went (or changed: their
    * old check), `added` came. Returns the Ingresses, besides `added`, whose foreign hosts may
-   * have changed: those naming a host whose owner or sharing changed.
+   * have changed: those naming a host whose owning Ingress or sharing changed.
    */
   edit(removed: readonly ValidIngress[], added: readonly ValidIngress[]): Set<ValidIngress> {
     const touched = new Set<string>();
