@@ -421,7 +421,7 @@ describe('check sandbox limits', () => {
     );
     const messages = outcomes.map((outcome) => (outcome.ok ? 'ok' : outcome.message)).sort();
     expect(messages).toEqual([
-      'The check sandbox is busy (1 checks run, 1 wait); try again.',
+      'The check sandbox is busy (1 checks run, 1 wait in the delivery lane); try again.',
       'haproxy -c did not finish within 2000 ms and was stopped.',
       'haproxy -c did not finish within 2000 ms and was stopped.',
     ]);
