@@ -128,8 +128,15 @@ interface Answer {
   readonly warnings?: readonly string[];
 }
 
-/** POSTs an AdmissionReview of a CREATE of `object` to /validate`query`, as the API server does. */
-function review(object: { readonly kind: string }, query = ''): Promise<Answer> {
+/**
+ * POSTs an AdmissionReview of a CREATE of `object` to /validate`query`, as the API server does;
+ * `signal` closes the connection (a caller that leaves).
+ */
+function review(
+  object: { readonly kind: string },
+  query = '',
+  signal?: AbortSignal,
+): Promise<Answer> {
   const body = JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -152,6 +159,7 @@ function review(object: { readonly kind: string }, query = ''): Promise<Answer> 
         path: `/validate${query}`,
         method: 'POST',
         agent,
+        ...(signal === undefined ? {} : { signal }),
         servername: 'localhost',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       },
@@ -272,6 +280,28 @@ describe('reviews and the check sandbox', () => {
       expect(checksRunning()).toEqual([]);
     },
   );
+
+  it('kills the check of a review whose caller disconnects, long before its deadline', async () => {
+    const gone = new AbortController();
+    const answer = review(templateConfig(`${heavy}# left\n`), '', gone.signal).catch(
+      (error: unknown) => error,
+    );
+    const started = performance.now();
+    while (checksRunning().length === 0 && performance.now() - started < 3_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(checksRunning()).not.toEqual([]);
+    gone.abort();
+    const left = performance.now();
+    await answer;
+    while (checksRunning().length > 0 && performance.now() - left < 3_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const ms = performance.now() - left;
+    console.log(`check of a review whose caller left: stopped ${ms.toFixed(0)} ms after`);
+    expect(checksRunning()).toEqual([]);
+    expect(ms).toBeLessThan(1_000);
+  });
 
   it("runs the reconciler's check at once while reviews flood the sandbox", async () => {
     // Reviews keep arriving, each answered within its deadline while its check would run on.
