@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultDeadlineMs } from '../../../src/webhook/index.ts';
 import {
   chartModes,
   findObject,
@@ -23,6 +24,21 @@ const webhooksOf = (body: Readonly<Record<string, unknown>>) =>
   (body as { webhooks: readonly Webhook[] }).webhooks;
 
 describe.each(helmBinaries)('the ValidatingWebhookConfiguration rendered by %s', (binary) => {
+  it("waits for every review longer than the webhook's own deadline, by the API server's rounding", async () => {
+    const objects = await renderMode(binary, chartModes['gitops external certificates']);
+    const webhooks = webhooksOf(
+      findObject(objects, 'ValidatingWebhookConfiguration', 'haptic-haptic-webhook').body,
+    );
+    expect(webhooks.length).toBeGreaterThan(0);
+    for (const webhook of webhooks) {
+      // The review (its check included) ends at defaultDeadlineMs; the API server says how long
+      // it waits rounded up to whole seconds, which the webhook takes a second off.
+      expect(webhook.timeoutSeconds * 1000, webhook.name).toBeGreaterThanOrEqual(
+        defaultDeadlineMs + 1000,
+      );
+    }
+  });
+
   it('guards only the release identity Secrets and values Secret, without deadlocking renewal', async () => {
     const objects = await renderMode(binary, chartModes['gitops external certificates']);
     const configuration = findObject(
