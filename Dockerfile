@@ -5,7 +5,8 @@
 # the configuration below is the one image/build.sh gives the OCI archive (a test compares them).
 # mmdebstrap needs root but no CAP_SYS_ADMIN, so a plain `docker build` can run it.
 
-# Go builds the pinned helm (tools/helm3), as dev/install-tools.sh does everywhere else.
+# Go builds the pinned helm (tools/helm3) and the check sandbox's haptic-no-network
+# (tools/no-network), as dev/install-tools.sh does everywhere else.
 FROM docker.io/library/golang:1.26-bookworm AS assemble
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends mmdebstrap npm \
@@ -15,7 +16,7 @@ COPY . .
 ARG SOURCE_DATE_EPOCH
 ENV PATH=/src/.tools/bin:/src/node_modules/.bin:$PATH
 RUN dev/install-node.sh \
-  && dev/install-tools.sh helm \
+  && dev/install-tools.sh helm haptic-no-network \
   && npm ci --no-audit --no-fund \
   && image/assemble.sh /layers
 

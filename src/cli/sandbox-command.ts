@@ -2,6 +2,10 @@
 import { tmpdir } from 'node:os';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { defaultSandboxLimits } from '../sandbox/sandbox-limits.ts';
+import {
+  type NetworkIsolationChoice,
+  networkIsolationChoices,
+} from '../sandbox/network-isolation.ts';
 import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import type { SandboxUser } from '../sandbox/sandbox-service.ts';
 import { seconds } from './option-parsers.ts';
@@ -15,6 +19,7 @@ interface ServeFlags {
   readonly maxConcurrent: number;
   readonly maxWaiting: number;
   readonly user?: SandboxUser;
+  readonly networkIsolation: NetworkIsolationChoice;
   readonly logLevel: string;
 }
 
@@ -88,6 +93,14 @@ export function registerSandboxCommand(program: Command): void {
       user,
     )
     .addOption(
+      new Option(
+        '--network-isolation <how>',
+        'how each haproxy -c is cut off from the network: seccomp (the haptic-no-network helper on PATH), namespace (unshare --net), auto (the first that works); the sandbox does not start without one',
+      )
+        .choices(networkIsolationChoices)
+        .default('auto'),
+    )
+    .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal'])
         .default('info'),
@@ -106,6 +119,7 @@ export function registerSandboxCommand(program: Command): void {
             concurrent: flags.maxConcurrent,
             waiting: flags.maxWaiting,
           },
+          networkIsolation: flags.networkIsolation,
           ...(flags.user === undefined ? {} : { user: flags.user }),
         },
         flags.logLevel,

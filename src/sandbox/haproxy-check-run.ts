@@ -1,6 +1,7 @@
 /**
- * One `haproxy -c` inside the sandbox: `prlimit` (address space, CPU, no new processes, file
- * size, no core) around `haproxy -c -C <config> -f <config>/haproxy.cfg`, an environment of
+ * One `haproxy -c` inside the sandbox: cut off from the network (network-isolation.ts), then
+ * `prlimit` (address space, CPU, no new processes, file size, no core) around
+ * `haproxy -c -C <config> -f <config>/haproxy.cfg`, an environment of
  * PATH, HOME and TMPDIR only (the latter two a scratch directory of this check), no stdin, its
  * own process group killed with SIGKILL at the time limit and again when it ends (nothing it
  * started outlives it), and output read up to a bound and reduced (haproxy-message.ts) before
@@ -9,6 +10,7 @@
 import { execa } from 'execa';
 import { configFileName } from '../agent-api/api-types.ts';
 import { reduceHaproxyMessage } from '../validation/haproxy-message.ts';
+import { isolationFailed } from './network-isolation.ts';
 import type { CheckOutcome } from './sandbox-protocol.ts';
 import { type SandboxLimits, mebibytes, prlimitArgs } from './sandbox-limits.ts';
 
@@ -28,6 +30,8 @@ export interface CheckRun {
   readonly scratchDir: string;
   readonly haproxyBinary: string;
   readonly limits: SandboxLimits;
+  /** The command line that runs the check without network (network-isolation.ts). */
+  readonly isolation: readonly string[];
   /**
    * The text of haproxy.cfg, to read keywords from when HAProxy's output is reduced; read only
    * for a check that fails (a passing check's output is not sent).
@@ -52,9 +56,19 @@ function bounded(output: string): string {
 
 export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
   const { limits } = run;
+  const [isolation, ...isolationArgs] = run.isolation;
+  if (isolation === undefined) {
+    return {
+      ok: false,
+      failure: 'unavailable',
+      message: 'haproxy -c was not run: the check sandbox has no network isolation for it.',
+    };
+  }
   const subprocess = execa(
-    'prlimit',
+    isolation,
     [
+      ...isolationArgs,
+      'prlimit',
       ...prlimitArgs(limits),
       '--',
       run.haproxyBinary,
@@ -133,15 +147,17 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
     };
   }
   if (result.exitCode === 0) return { ok: true };
-  // prlimit missing (no exit code), or prlimit unable to start haproxy (126, 127).
+  // prlimit missing (no exit code), prlimit unable to start haproxy (126, 127), or the
+  // network isolation unable to start prlimit.
   const notStarted =
-    (result.exitCode === 126 || result.exitCode === 127) &&
-    result.all.startsWith('prlimit: failed to execute');
+    ((result.exitCode === 126 || result.exitCode === 127) &&
+      result.all.startsWith('prlimit: failed to execute')) ||
+    isolationFailed(result.all);
   if (result.exitCode === undefined || notStarted) {
     return {
       ok: false,
       failure: 'unavailable',
-      message: `haproxy -c could not run (prlimit from util-linux and ${run.haproxyBinary} must be installed): ${result.exitCode === undefined ? result.shortMessage : (result.all.split('\n')[0] ?? '')}`,
+      message: `haproxy -c could not run (prlimit from util-linux and ${run.haproxyBinary} must be installed, and ${isolation} must work): ${result.exitCode === undefined ? result.shortMessage : (result.all.split('\n')[0] ?? '')}`,
     };
   }
   return { ok: false, failure: 'rejected', message: output() };

@@ -40,6 +40,8 @@ export interface SandboxHandlerOptions {
   /** The sandbox's own private directory; each check gets a fresh one inside. */
   readonly workDir: string;
   readonly haproxyBinary: string;
+  /** The command line that cuts each check off the network (network-isolation.ts), once ready. */
+  readonly isolation: () => readonly string[];
   readonly limits: SandboxLimits;
   readonly logger: Logger;
   /**
@@ -157,6 +159,7 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
           configDir: workspace.configDir,
           scratchDir: workspace.scratchDir,
           haproxyBinary: options.haproxyBinary,
+          isolation: options.isolation(),
           limits,
           signal: callerGone.signal,
           config: () =>

@@ -3,7 +3,8 @@
  * from an earlier run of the container is replaced; mode 0660, so only its Pod's user or
  * group connects), then, when started as root with a `user`, the drop to that user (no
  * supplementary groups) before anything is checked, and a first `haproxy -v` through the same
- * limits, so a missing haproxy or prlimit stops the start instead of every later check.
+ * network isolation and limits, so a missing haproxy or prlimit, or a sandbox that cannot cut
+ * HAProxy off the network (network-isolation.ts), stops the start instead of every later check.
  * Requests that arrive before all of that (the socket listens from the start) are answered
  * 503, so no check runs as root or half-way through the drop.
  */
@@ -14,6 +15,11 @@ import { execa } from 'execa';
 import type { Logger } from 'pino';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { checkPath } from './haproxy-check-run.ts';
+import {
+  type NetworkIsolation,
+  type NetworkIsolationChoice,
+  selectNetworkIsolation,
+} from './network-isolation.ts';
 import { type SandboxLimits, prlimitArgs } from './sandbox-limits.ts';
 import { createSandboxServer } from './sandbox-server.ts';
 
@@ -29,6 +35,8 @@ export interface SandboxOptions {
   /** @default haproxy (from PATH) */
   readonly haproxyBinary: string;
   readonly limits: SandboxLimits;
+  /** How checks are cut off from the network. @default auto */
+  readonly networkIsolation?: NetworkIsolationChoice;
   /** Run as this user after binding the socket; only when started as root (local runs). */
   readonly user?: SandboxUser;
 }
@@ -81,7 +89,7 @@ function dropPrivileges(user: SandboxUser): void {
   }
 }
 
-async function verifyTools(options: SandboxOptions): Promise<void> {
+async function verifyTools(options: SandboxOptions): Promise<NetworkIsolation> {
   const result = await execa(
     'prlimit',
     [...prlimitArgs(options.limits), '--', options.haproxyBinary, '-v'],
@@ -92,6 +100,24 @@ async function verifyTools(options: SandboxOptions): Promise<void> {
       `The check sandbox needs prlimit (util-linux) and ${options.haproxyBinary}: ${result.exitCode === undefined ? result.shortMessage : result.stderr.trim()}`,
     );
   }
+  // The helper is looked up on the sandbox's own PATH (the checks get checkPath only).
+  const isolation = await selectNetworkIsolation(
+    options.networkIsolation ?? 'auto',
+    `${process.env.PATH ?? ''}:${checkPath}`,
+    async ({ command: [command = '', ...args] }) => {
+      const trial = await execa(
+        command,
+        [...args, 'prlimit', ...prlimitArgs(options.limits), '--', options.haproxyBinary, '-v'],
+        { reject: false, extendEnv: false, env: { PATH: checkPath }, stdin: 'ignore', all: true },
+      );
+      return {
+        exitCode: trial.exitCode,
+        message: trial.exitCode === undefined ? (trial.shortMessage ?? 'did not start') : trial.all,
+      };
+    },
+  );
+  if ('problem' in isolation) throw startFailed(`${isolation.problem}.`);
+  return isolation;
 }
 
 export async function startSandbox(
@@ -112,10 +138,14 @@ export async function startSandbox(
       );
     },
   );
-  const state = { ready: false };
+  const state: { ready: boolean; isolation: NetworkIsolation | undefined } = {
+    ready: false,
+    isolation: undefined,
+  };
   const server = createSandboxServer({
     workDir,
     haproxyBinary: options.haproxyBinary,
+    isolation: () => state.isolation?.command ?? [],
     limits: options.limits,
     logger,
     ready: () => state.ready,
@@ -129,7 +159,7 @@ export async function startSandbox(
       await chown(options.socket, user.uid, user.gid);
       dropPrivileges(user);
     }
-    await verifyTools(options);
+    state.isolation = await verifyTools(options);
     state.ready = true;
   } catch (error) {
     server.close();
@@ -141,6 +171,7 @@ export async function startSandbox(
       socket: options.socket,
       workDir,
       uid: process.getuid?.(),
+      networkIsolation: state.isolation.kind,
       limits: {
         timeMs: options.limits.timeMs,
         memoryBytes: options.limits.memoryBytes,

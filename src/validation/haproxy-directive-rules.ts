@@ -3,7 +3,8 @@
  * on the section's allow-list, and so must what it selects: the option, the rule action, the
  * bind and server settings (walked with HAProxy's own value counts, so a value is never read
  * as a setting or the other way round), the mode, the stats setting, the filter, the service;
- * addresses must be IP addresses or host names.
+ * addresses must be IP addresses or host names, and IP addresses where HAProxy would resolve a
+ * name while the configuration is checked (hostNameProblem).
  */
 import type { ConfigLine, ConfigWord } from './haproxy-config-words.ts';
 import {
@@ -34,7 +35,12 @@ import {
 } from './haproxy-lint-finding.ts';
 import { refusedKeywordReasons } from './haproxy-refused-keywords.ts';
 import { templateCountFinding } from './haproxy-server-count.ts';
-import { addressProblem, isInDirectoryPath, literal } from './haproxy-word-rules.ts';
+import {
+  addressProblem,
+  hostNameProblem,
+  isInDirectoryPath,
+  literal,
+} from './haproxy-word-rules.ts';
 
 type Refuse = (directive: string, what: string) => LintFinding;
 
@@ -67,15 +73,22 @@ function unlisted(line: ConfigLine, context: string, word: ConfigWord | undefine
   );
 }
 
+/** Directives whose address may name a host: HAProxy resolves it later, not while parsing. */
+const namesResolvedLater: ReadonlySet<string> = new Set(['server', 'server-template']);
+
 function addressFinding(line: ConfigLine, directive: string, word: ConfigWord | undefined) {
-  const problem = word === undefined ? undefined : addressProblem(word);
-  if (word === undefined || problem === undefined) return undefined;
+  if (word === undefined) return undefined;
+  const namesAllowed = namesResolvedLater.has(directive);
+  const problem = addressProblem(word) ?? (namesAllowed ? undefined : hostNameProblem(word));
+  if (problem === undefined) return undefined;
   return lintFinding(
     line.number,
     `${directive} ${word.text}`,
     reasons.AddressNotAllowed,
     problem,
-    'use an IP address or host name with a port, such as "${HAPTIC_LISTEN_ADDRESS}:8080" or 10.0.0.1:80',
+    namesAllowed
+      ? 'use an IP address or host name with a port, such as 10.0.0.1:80'
+      : 'use an IP address with a port, such as "${HAPTIC_LISTEN_ADDRESS}:8080" or 10.0.0.1:514',
   );
 }
 

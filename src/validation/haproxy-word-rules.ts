@@ -4,6 +4,7 @@
  * alike, no `env()` sample fetch, and every file HAProxy would open while parsing (`-f` lists,
  * `file`, `crt`, map converters, ...) inside the configuration's own directory.
  */
+import { isIP } from 'node:net';
 import type { ConfigLine, ConfigWord } from './haproxy-config-words.ts';
 import {
   addressArgumentWords,
@@ -56,6 +57,37 @@ export function addressProblem(word: ConfigWord): string | undefined {
     }
     const name = expandedNames(rest).find((found) => !allowedEnvironment.has(found));
     if (name !== undefined) return `reads the environment variable ${name}`;
+  }
+  return undefined;
+}
+
+/** `host[:port]` without its port: the text before the last colon (HAProxy's own split). */
+function withoutPort(address: string): string {
+  const colon = address.lastIndexOf(':');
+  return colon === -1 ? address : address.slice(0, colon);
+}
+
+function isIpLiteral(host: string): boolean {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  return isIP(bare) !== 0;
+}
+
+/**
+ * Why an address HAProxy resolves while it parses (`bind`, `log`, `nameserver`, `addr`,
+ * `agent-addr`) is refused: it names a host instead of an IP address. The check sandbox has no
+ * network (src/sandbox/network-isolation.ts), so such a name can never be resolved where the
+ * configuration is checked; only IP addresses, an empty or `*` host and the allowed variables
+ * pass. `server` addresses are not held to this: `init-addr ...,none` or a `resolvers` section
+ * leaves their names to the serving HAProxy.
+ */
+export function hostNameProblem(word: ConfigWord): string | undefined {
+  if (word.references.length > 0 || word.text.includes('$')) return undefined;
+  for (const element of word.text.split(',')) {
+    const at = element.indexOf('@');
+    const rest = element.slice(at + 1);
+    const host = withoutPort(rest);
+    if (host === '' || host === '*' || isIpLiteral(rest) || isIpLiteral(host)) continue;
+    return `names the host "${host}", which HAProxy resolves while the configuration is checked, where there is no network`;
   }
   return undefined;
 }
@@ -160,14 +192,14 @@ export function wordFinding(line: ConfigLine, context: WordContext): LintFinding
       if (found !== undefined) return found;
     }
     if (addressArgumentWords.has(word.text.toLowerCase())) {
-      const problem = addressProblem(next);
+      const problem = addressProblem(next) ?? hostNameProblem(next);
       if (problem !== undefined) {
         return lintFinding(
           line.number,
           `${word.text} ${next.text}`,
           reasons.AddressNotAllowed,
           problem,
-          'use an IP address or host name with a port',
+          'use an IP address, such as 10.0.0.1 or 10.0.0.1:8080',
         );
       }
     }

@@ -139,6 +139,7 @@ describe('the config-check sandbox of the chart', () => {
       '--time-limit=5',
       '--memory-limit=256',
       '--max-concurrent=1',
+      '--network-isolation=seccomp',
     ]);
     expect(sandbox.securityContext).toMatchObject({ runAsUser: 40000, runAsGroup: 40000 });
   });

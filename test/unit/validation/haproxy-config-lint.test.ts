@@ -42,6 +42,12 @@ describe('the HAProxy configuration allow-list accepts', () => {
     ['a commented-out directive', '  # lua-load /tmp/x.lua'],
     ['a CR that ends the line before a directive', '  http-request set-header x y\r lua-load x'],
     ['a map file in a subdirectory', '  http-request set-var(txn.x) str(a),map(maps/a/b.map,def)'],
+    // Addresses HAProxy resolves while parsing: IP addresses, no host or `*` (issue 30 §4).
+    ['a bind on an IPv4, an IPv6 and any address', '  bind 10.0.0.1:80,ipv6@::1:81,*:82,:83'],
+    ['a log target by IP address', '  log udp@10.0.0.1:514 local0'],
+    ['a health-check address by IP address', '  http-check connect addr 10.0.0.1 port 81'],
+    // A server's host name is left to the serving HAProxy (init-addr, resolvers).
+    ['a server named by host', 'backend b\n  server s app.example:80 init-addr last,none'],
   ])('%s', (_name, lines) => {
     expect(inFrontend(lines)).toEqual([]);
   });
@@ -312,6 +318,44 @@ describe('the HAProxy configuration allow-list refuses', () => {
       reasons.KeywordNotAllowed,
     ],
     ['an unknown keyword', '  bogus-directive on', 'bogus-directive', reasons.KeywordNotAllowed],
+    // Names HAProxy resolves while the configuration is checked, where there is no network
+    // (issue 30 §4).
+    [
+      'a bind on a host name',
+      '  bind web.example:80',
+      'bind web.example:80',
+      reasons.AddressNotAllowed,
+    ],
+    [
+      'a log target named by host',
+      '  log udp@logs.example:514 local0',
+      'log udp@logs.example:514',
+      reasons.AddressNotAllowed,
+    ],
+    [
+      'a server health-check address named by host',
+      'backend b\n  server s 10.0.0.1:80 check addr probe.example',
+      'addr probe.example',
+      reasons.AddressNotAllowed,
+    ],
+    [
+      'a server agent address named by host',
+      'backend b\n  server s 10.0.0.1:80 agent-check agent-addr agent.example agent-port 1',
+      'agent-addr agent.example',
+      reasons.AddressNotAllowed,
+    ],
+    [
+      'a health-check connection to a host name',
+      '  http-check connect addr probe.example port 80',
+      'addr probe.example',
+      reasons.AddressNotAllowed,
+    ],
+    [
+      'a nameserver named by host',
+      'resolvers dns\n  nameserver ns1 dns.example:53',
+      'nameserver dns.example:53',
+      reasons.AddressNotAllowed,
+    ],
   ])('%s', (_name, lines, directive, reason) => {
     const [finding] = inFrontend(lines);
     expect(finding).toMatchObject({ directive, reason });
