@@ -25,6 +25,7 @@ import {
 } from './haproxy-lint-finding.ts';
 import { refusedKeywordReasons } from './haproxy-refused-keywords.ts';
 import { type DeclaredServers, ServerTally, declaredServers } from './haproxy-server-count.ts';
+import { wordLimitFinding } from './haproxy-word-limit.ts';
 import { addressProblem, literal, wordFinding } from './haproxy-word-rules.ts';
 
 export { type LintFinding, haproxyLintReasons } from './haproxy-lint-finding.ts';
@@ -73,6 +74,8 @@ function sectionFinding(line: ConfigLine, name: string, kind: SectionKind, state
 
 /** The first rule the line breaks, updating the walk's section, depth and anchoring. */
 function lineFinding(line: ConfigLine, state: WalkState): LintFinding | undefined {
+  const wordLimit = wordLimitFinding(line);
+  if (wordLimit !== undefined) return wordLimit;
   if (line.error !== undefined) {
     return lintFinding(
       line.number,

@@ -10,10 +10,15 @@
  *   double quotes), makes `\t` `\n` `\r` control bytes and `\xHH` any byte (other hex is an
  *   error); before any other byte it stays a backslash;
  * - `$NAME`, `${NAME}`, `${NAME[*]}` (split into words) and `${NAME-default}` inside double
- *   quotes read the environment; `.LINE`, `.FILE`, `.SECTION` are HAProxy's own variables.
+ *   quotes read the environment; `.LINE`, `.FILE`, `.SECTION` are HAProxy's own variables;
+ * - a line of more than 64 words is refused and skipped whole, and HAProxy 2.6 counts a run of
+ *   spaces at the end of the line, or before its comment, as one more word
+ *   (haproxy-word-limit.ts).
  * Every byte HAProxy treats specially is ASCII, and UTF-8 decoding never swallows an ASCII
  * byte, so reading the configuration as UTF-8 text keeps every word boundary.
  */
+
+import { maxLineWords } from './haproxy-word-limit.ts';
 
 export interface EnvironmentReference {
   /** The variable's name (`HAPTIC_LISTEN_ADDRESS`, `.LINE`). */
@@ -48,6 +53,11 @@ export interface ConfigLine {
   readonly scope: boolean;
   /** Why HAProxy cannot read the line (it reports a fatal error and skips it). */
   readonly error?: string;
+  /**
+   * The words HAProxy counts on the line, when that is more than it reads (maxLineWords):
+   * the line is then refused and skipped, and `error` says so too.
+   */
+  readonly tooManyWords?: number;
 }
 
 /** C `isspace()` in the C locale (HAProxy never calls setlocale). */
@@ -154,6 +164,8 @@ interface WordDraft {
 /** Splits one line (without its LF) into words. */
 export function splitConfigLine(line: string): Omit<ConfigLine, 'number'> {
   let i = 0;
+  /** Runs of unquoted spaces after the leading ones: each starts one more word for HAProxy. */
+  let separators = 0;
   while (i < line.length && isConfigSpace(line.charCodeAt(i))) i += 1;
   if (line.charAt(i) === '[') return { words: [], scope: true };
   const words: ConfigWord[] = [];
@@ -182,6 +194,7 @@ export function splitConfigLine(line: string): Omit<ConfigLine, 'number'> {
       i += escape.length;
     } else if (isConfigSpace(code) && !singleQuoted && !doubleQuoted) {
       while (i < line.length && isConfigSpace(line.charCodeAt(i))) i += 1;
+      separators += 1;
       if (word !== undefined) words.push(word);
       word = undefined;
     } else if (char === '$' && doubleQuoted) {
@@ -198,6 +211,16 @@ export function splitConfigLine(line: string): Omit<ConfigLine, 'number'> {
   }
   if (singleQuoted || doubleQuoted) return failed('unmatched quote');
   if (word !== undefined) words.push(word);
+  // HAProxy reports the errors above first, then this one (readcfgfile's order).
+  const counted = separators + 1;
+  if (counted > maxLineWords) {
+    return {
+      words,
+      scope: false,
+      error: `too many words (${counted}, at most ${maxLineWords})`,
+      tooManyWords: counted,
+    };
+  }
   return { words, scope: false };
 }
 

@@ -8,6 +8,8 @@ export const haproxyLintReasons = {
   NulByte: 'NulByte',
   /** HAProxy cannot split the line into words (unmatched quote, bad escape). */
   LineUnreadable: 'LineUnreadable',
+  /** More words on a line than HAProxy reads (haproxy-word-limit.ts): it skips the line. */
+  TooManyWords: 'TooManyWords',
   /** A `[scope]` line. */
   ScopeLine: 'ScopeLine',
   /** A section, keyword, option, action or setting that is not on the allow-list. */
