@@ -1,0 +1,352 @@
+/**
+ * The chart's default template routes on one key, host + path, looked up in the maps the
+ * controller writes (`shop.example.com/checkout/` for a Prefix path /checkout). A Host header
+ * holding a "/" moved the boundary: `Host: shop.example.com/checkout` with path /internal made
+ * the key `shop.example.com/checkout/internal` and reached the backend published only under
+ * /checkout, with a path it never serves. Here the template is rendered as the controller
+ * renders it (model, templates, lint, `haproxy -c`), served by real HAProxy, and asked with
+ * raw HTTP/1.1 bytes and HTTP/2 over TLS: every Host that is not one host[:port] gets the
+ * template's 400 before any map lookup, while real hosts (any case, a port, a trailing dot, an
+ * IPv4 address or IPv6 literal) keep their routes.
+ *
+ * The model refuses loopback endpoints (as it should), so the Services' endpoints are 10.0.0.x
+ * addresses and only the rendered `server` lines are pointed at this test's loopback backends
+ * before HAProxy starts; the frontend, maps and crt-list are served as rendered.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import { connect as http2Connect } from 'node:http2';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultTemplateConfig, tlsData } from '../../../bench/controller-fixture.ts';
+import { type SupervisedProcess, startSupervised } from '../../../dev/lib/supervised-process.ts';
+import type {
+  ClusterSnapshot,
+  EndpointSliceView,
+  ServiceView,
+} from '../../../src/controller/cluster-snapshot.ts';
+import { assembleBundle, requestModel } from '../../../src/controller/render-bundle.ts';
+import { readTemplateConfig } from '../../../src/controller/template-config.ts';
+import {
+  createTemplateEngine,
+  parseTemplates,
+  renderTemplates,
+  templateContext,
+} from '../../../src/controller/template-engine.ts';
+import { inspectConfigFiles } from '../../../src/validation/haproxy-files-lint.ts';
+import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
+
+/** This file's own loopback address: HAProxy binds the template's fixed ports 8080 and 8443. */
+const address = '127.0.37.1';
+const root = mkdtempSync(join(tmpdir(), 'haptic-host-header-'));
+const configDir = join(root, 'config');
+const services = ['checkout', 'exact', 'wild', 'public'] as const;
+type ServiceName = (typeof services)[number];
+const backends: Server[] = [];
+let haproxy: SupervisedProcess | undefined;
+
+function path(path: string, pathType: 'Prefix' | 'Exact', service: ServiceName) {
+  return { path, pathType, backend: { service: { name: service, port: { number: 80 } } } };
+}
+
+function ingress(name: string, spec: Record<string, unknown>): IngressView {
+  const view = readIngress({
+    kind: 'Ingress',
+    metadata: { namespace: 'shop', name },
+    spec: { ingressClassName: 'haptic', ...spec },
+  });
+  if (typeof view === 'string') throw new Error(view);
+  return view;
+}
+
+async function snapshot(): Promise<ClusterSnapshot> {
+  const ingresses = [
+    ingress('shop', {
+      tls: [{ hosts: ['shop.example.com'], secretName: 'tls' }],
+      rules: [
+        {
+          host: 'shop.example.com',
+          http: {
+            paths: [path('/checkout', 'Prefix', 'checkout'), path('/exact', 'Exact', 'exact')],
+          },
+        },
+      ],
+    }),
+    ingress('wild', {
+      rules: [{ host: '*.example.com', http: { paths: [path('/wild', 'Prefix', 'wild')] } }],
+    }),
+    ingress('public', { rules: [{ http: { paths: [path('/public', 'Prefix', 'public')] } }] }),
+  ];
+  const serviceViews = new Map<string, ServiceView>();
+  const slices = new Map<string, EndpointSliceView[]>();
+  services.forEach((name, index) => {
+    serviceViews.set(`shop/${name}`, {
+      namespace: 'shop',
+      name,
+      ports: [{ name: 'http', port: 80 }],
+    });
+    slices.set(`shop/${name}`, [
+      {
+        namespace: 'shop',
+        name: `${name}-1`,
+        serviceName: name,
+        addressType: 'IPv4',
+        ports: [{ name: 'http', port: 8080 }],
+        endpoints: [{ addresses: [`10.0.0.${index + 1}`], ready: true }],
+      },
+    ]);
+  });
+  return {
+    ingresses,
+    services: serviceViews,
+    endpointSlices: slices,
+    secrets: new Map([
+      ['shop/tls', { namespace: 'shop', name: 'tls', data: await tlsData('shop.example.com') }],
+    ]),
+    fqdnNames: new Map(),
+  };
+}
+
+/** The controller's render of the chart's default template (model, templates, bundle). */
+async function render(): Promise<Map<string, Buffer>> {
+  const engine = createTemplateEngine();
+  const config = readTemplateConfig(defaultTemplateConfig());
+  if ('message' in config) throw new Error(config.message);
+  const parsed = parseTemplates(engine, config);
+  if ('message' in parsed) throw new Error(parsed.message);
+  const model = requestModel({
+    snapshot: await snapshot(),
+    ingressClass: 'haptic',
+    now: new Date(),
+  });
+  const output = renderTemplates(engine, parsed, templateContext(model.model, 'haptic'));
+  if (!output.ok) throw new Error(output.message);
+  const bundle = assembleBundle(model, output.files);
+  if (!bundle.ok) throw new Error(bundle.message);
+  return new Map(bundle.files.map((file) => [file.path, Buffer.from(file.content)]));
+}
+
+/** A backend that answers `<service> <request target>`. */
+async function startBackend(name: ServiceName): Promise<number> {
+  const server = createServer((request, response) => {
+    response.end(`${name} ${request.url ?? ''}`);
+  });
+  backends.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const bound = server.address();
+  if (bound === null || typeof bound === 'string') throw new Error('no port');
+  return bound.port;
+}
+
+async function waitForPort(port: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = netConnect(port, address, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => {
+        resolve(false);
+      });
+    });
+    if (open) return;
+    await sleep(50);
+  }
+  throw new Error(`HAProxy did not listen:\n${readFileSync(join(root, 'haproxy.log'), 'utf8')}`);
+}
+
+let rendered: Map<string, Buffer>;
+
+beforeAll(async () => {
+  rendered = await render();
+  for (const [file, content] of rendered) {
+    const target = join(configDir, file);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+  const cfg = join(configDir, 'haproxy.cfg');
+  const env = { PATH: process.env.PATH ?? '', HAPTIC_LISTEN_ADDRESS: address };
+  execFileSync('haproxy', ['-c', '-q', '-f', cfg], { env });
+  // Only now, the endpoints become this test's backends.
+  const ports = new Map<string, number>();
+  for (const [index, name] of services.entries()) {
+    ports.set(`10.0.0.${index + 1}:8080`, await startBackend(name));
+  }
+  const servers = /^( {2}server \S+ )(10\.0\.0\.\d:8080)$/gm;
+  const text = readFileSync(cfg, 'utf8');
+  expect(text.match(servers)).toHaveLength(services.length);
+  writeFileSync(
+    cfg,
+    text.replace(servers, (_line, head: string, endpoint: string) => {
+      return `${head}127.0.0.1:${String(ports.get(endpoint))}`;
+    }),
+  );
+  haproxy = startSupervised({
+    name: 'haproxy host-header',
+    command: 'haproxy',
+    args: ['-db', '-f', cfg],
+    logFile: join(root, 'haproxy.log'),
+    env,
+  });
+  await waitForPort(8080);
+  await waitForPort(8443);
+}, 60_000);
+
+afterAll(async () => {
+  await haproxy?.stop();
+  for (const server of backends) server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
+
+/** Sends `head` (request line and headers, without the blank line) as raw HTTP/1.x bytes. */
+async function raw(head: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = netConnect(8080, address, () => {
+      socket.end(`${head}\r\nConnection: close\r\n\r\n`);
+    });
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${head}`)));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0);
+      const at = text.indexOf('\r\n\r\n');
+      resolve({ status, body: at === -1 ? '' : text.slice(at + 4) });
+    });
+  });
+}
+
+/** GET `target` over HTTP/1.1 with exactly these Host header lines. */
+function get(target: string, ...hosts: string[]): Promise<Answer> {
+  return raw([`GET ${target} HTTP/1.1`, ...hosts.map((host) => `Host: ${host}`)].join('\r\n'));
+}
+
+/** One HTTP/2 request over TLS (ALPN h2) with the given pseudo-headers and headers. */
+async function h2(headers: Record<string, string>): Promise<Answer> {
+  const session = http2Connect(`https://${address}:8443`, {
+    rejectUnauthorized: false,
+    servername: 'shop.example.com',
+  });
+  try {
+    return await new Promise<Answer>((resolve, reject) => {
+      session.on('error', reject);
+      const stream = session.request({ ':method': 'GET', ...headers });
+      let status = 0;
+      const chunks: Buffer[] = [];
+      stream.on('response', (answer) => {
+        status = Number(answer[':status']);
+      });
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        resolve({ status, body: Buffer.concat(chunks).toString() });
+      });
+      stream.on('error', reject);
+      stream.end();
+    });
+  } finally {
+    session.close();
+  }
+}
+
+const refused = { status: 400, body: '400 the Host header is not a host[:port]' };
+
+describe('the default template against forged Host headers', () => {
+  it('renders a configuration the lint and haproxy -c accept', () => {
+    const findings = inspectConfigFiles((file) => rendered.get(file)?.toString()).findings;
+    expect(findings).toEqual([]);
+    expect(rendered.get('maps/prefix.map')?.toString()).toContain(
+      'shop.example.com/checkout/ shop:checkout:80',
+    );
+  });
+
+  it('routes real hosts: any case, a port, a trailing dot, IP addresses to host-less rules', async () => {
+    const answers = await Promise.all([
+      get('/checkout/x', 'shop.example.com'),
+      get('/checkout', 'SHOP.Example.COM:8080'),
+      get('/checkout/y', 'shop.example.com.'),
+      get('/checkout/z', 'shop.example.com.:80'),
+      get('/exact', 'shop.example.com'),
+      get('/internal', 'shop.example.com'),
+      get('/wild/a', 'x.example.com'),
+      get('/public', '[::1]:8080'),
+      get('/public/p', '192.0.2.1'),
+      get('/public', '[2001:DB8::1]'),
+      get('http://shop.example.com/checkout/abs', 'shop.example.com'),
+    ]);
+    expect(answers).toEqual([
+      { status: 200, body: 'checkout /checkout/x' },
+      { status: 200, body: 'checkout /checkout' },
+      { status: 200, body: 'checkout /checkout/y' },
+      { status: 200, body: 'checkout /checkout/z' },
+      { status: 200, body: 'exact /exact' },
+      { status: 404, body: '404 no Ingress matches this host and path' },
+      { status: 200, body: 'wild /wild/a' },
+      { status: 200, body: 'public /public' },
+      { status: 200, body: 'public /public/p' },
+      { status: 200, body: 'public /public' },
+      { status: 200, body: 'checkout http://shop.example.com/checkout/abs' },
+    ]);
+  });
+
+  it.each([
+    ['a "/" that makes the key shop.example.com/checkout/internal', 'shop.example.com/checkout'],
+    ['a "/" through the wildcard step (*.example.com/wild/internal)', 'x.example.com/wild'],
+    ['a comma list whose last value holds the "/"', 'a, shop.example.com/checkout'],
+    ['a backslash', 'shop.example.com\\checkout'],
+    ['a space', 'shop.example.com checkout'],
+    ['an encoded "/"', 'shop.example.com%2Fcheckout'],
+    ['a "#"', 'shop.example.com#checkout'],
+    ['a "?"', 'shop.example.com?checkout'],
+    ['a "*" (the host-less rules)', '*'],
+    ['a wildcard name', '*.example.com'],
+    ['a port that is not digits', 'shop.example.com:https'],
+    ['two ports', 'shop.example.com:80:80'],
+    ['an empty label', 'shop..example.com'],
+    ['an unclosed IPv6 literal', '[::1'],
+    ['user information', 'user@shop.example.com'],
+    ['an empty value', ''],
+  ])('answers 400 to a Host with %s', async (_what, host) => {
+    expect(await get('/internal', host)).toEqual(refused);
+  });
+
+  it('answers 400 to a request without a Host header, in HTTP/1.1 and 1.0', async () => {
+    expect(await raw('GET /public HTTP/1.1')).toEqual(refused);
+    expect(await raw('GET /public HTTP/1.0')).toEqual(refused);
+    expect(await raw('GET http://shop.example.com/checkout HTTP/1.1')).toEqual(refused);
+  });
+
+  it('leaves HAProxy its own 400 for two Host values and for an absolute URI naming another host', async () => {
+    const two = await get('/internal', 'shop.example.com', 'shop.example.com/checkout');
+    expect(two.status).toBe(400);
+    expect(two.body).not.toContain('checkout');
+    const absolute = await get('http://elsewhere.example/internal', 'shop.example.com/checkout');
+    expect(absolute.status).toBe(400);
+    expect(absolute.body).not.toContain('checkout');
+  });
+
+  it('reads the HTTP/2 :authority as the Host, and refuses a forged one', async () => {
+    expect(await h2({ ':authority': 'shop.example.com', ':path': '/checkout/h2' })).toEqual({
+      status: 200,
+      body: 'checkout /checkout/h2',
+    });
+    expect(await h2({ ':authority': 'shop.example.com/checkout', ':path': '/internal' })).toEqual(
+      refused,
+    );
+    // HAProxy replaces a host header by the :authority, so a forged host header is not read.
+    expect(
+      await h2({ ':authority': 'shop.example.com', ':path': '/exact', host: 'x/checkout' }),
+    ).toEqual({ status: 200, body: 'exact /exact' });
+    expect(await h2({ ':authority': 'x.example.com/wild', ':path': '/internal' })).toEqual(refused);
+  });
+});
