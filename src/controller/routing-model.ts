@@ -20,6 +20,7 @@ import type { KeptBackends } from './model-backends.ts';
 import { buildCertificates } from './model-certificates.ts';
 import { type ClaimState, claimAll, editClaims, exactEntry, prefixEntry } from './route-claims.ts';
 import { HostClaims } from './host-claims.ts';
+import { HostStops } from './host-stops.ts';
 import { type ModelBudgets, applyBudgets, defaultModelBudgets } from './model-budgets.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
 import { olderFirst } from '../validation/ingress-claims.ts';
@@ -152,14 +153,15 @@ function prefixOrder(a: MapEntry, b: MapEntry): number {
 
 /**
  * The maps of the winning routes (in any order: a claim key has one winner, so an exact key
- * has at most one Exact and one Prefix route).
+ * has at most one Exact and one Prefix route), and the hosts' stops (host-stops.ts).
  */
 function mapEntries(
   routes: Iterable<ModelRoute>,
+  stops: HostStops,
   previous: KeptModel | undefined,
 ): { exactMap: SortedList<MapEntry>; prefixMap: SortedList<MapEntry> } {
   const exact = new Map<string, MapEntry>();
-  const prefix: MapEntry[] = [];
+  const prefix: MapEntry[] = [...stops.entries()];
   for (const route of routes) {
     if (route.pathType === 'Exact') exact.set(route.exactKey, exactEntry(route));
   }
@@ -209,6 +211,8 @@ export class KeptModel {
   claims: ClaimState | undefined;
   /** The hosts' owners of the last build, edited with the claims. */
   hosts: HostClaims | undefined;
+  /** The hosts' stops of the last build, edited with the routes. */
+  stops: HostStops | undefined;
 }
 
 /** A change of at most one Ingress per this many is edited into the last build's lists. */
@@ -231,6 +235,7 @@ interface Decided {
   readonly lists: ModelLists;
   readonly claims: ClaimState;
   readonly hosts: HostClaims;
+  readonly stops: HostStops;
 }
 
 /** What is served of each valid Ingress (its hosts' owners admit), in the same order. */
@@ -249,16 +254,18 @@ function builtLists(
   const served = servedOf(valid, hosts);
   const { state, won } = claimAll(served, snapshot, options.keptBackends, previous?.claims);
   const routes = sortedReusing(won, previous?.routes, routeOrder);
+  const stops = new HostStops(won);
   const backends = [...state.backends.values()].map(({ backend }) => backend);
   return {
     lists: {
       routes,
-      ...mapEntries(routes.members, previous),
+      ...mapEntries(routes.members, stops, previous),
       backends: sortedReusing(backends, previous?.backends, backendOrder),
       ingresses: sortedReusing(valid.map(modelIngress), previous?.ingresses, byName),
     },
     claims: state,
     hosts,
+    stops,
   };
 }
 
@@ -291,6 +298,7 @@ function editedLists(
   const {
     claims,
     hosts,
+    stops,
     order: lastOrder,
     routes,
     exactMap,
@@ -301,6 +309,7 @@ function editedLists(
   if (
     claims === undefined ||
     hosts === undefined ||
+    stops === undefined ||
     !claims.holdsFor(snapshot) ||
     lastOrder === undefined ||
     routes === undefined ||
@@ -317,12 +326,19 @@ function editedLists(
   // no claims ahead of the lists behind, and the next build is made from nothing.
   previous.claims = undefined;
   previous.hosts = undefined;
+  previous.stops = undefined;
   const served = hosts.edit(removed, added);
   const change = editClaims(claims, served.removed, served.added, snapshot, keptBackends);
+  const stopped = stops.edit(change.routes.removed, change.routes.added);
   const lists: ModelLists = {
     routes: sortedEdit(routes, change.routes.removed, change.routes.added, routeOrder),
     exactMap: sortedEdit(exactMap, change.exactMap.removed, change.exactMap.added, exactOrder),
-    prefixMap: sortedEdit(prefixMap, change.prefixMap.removed, change.prefixMap.added, prefixOrder),
+    prefixMap: sortedEdit(
+      prefixMap,
+      new Set([...change.prefixMap.removed, ...stopped.removed]),
+      [...change.prefixMap.added, ...stopped.added],
+      prefixOrder,
+    ),
     backends: sortedEdit(backends, change.backends.removed, change.backends.added, backendOrder),
     ingresses: sortedEdit(
       ingresses,
@@ -331,7 +347,7 @@ function editedLists(
       byName,
     ),
   };
-  return { lists, claims, hosts };
+  return { lists, claims, hosts, stops };
 }
 
 /** The warnings of each valid Ingress in order: its hosts' conflicts, then its claims'. */
@@ -362,7 +378,7 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
       valid.push(checked);
     }
   }
-  const { lists, claims, hosts } =
+  const { lists, claims, hosts, stops } =
     editedLists(previous, order, valid, snapshot, options.keptBackends) ??
     builtLists(valid, snapshot, options);
   const served = servedOf(valid, hosts);
@@ -381,6 +397,7 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
     previous.order = order;
     previous.claims = claims;
     previous.hosts = hosts;
+    previous.stops = stops;
     Object.assign(previous, lists);
   }
   return {
