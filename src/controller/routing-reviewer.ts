@@ -3,8 +3,9 @@
  * current version in the watched state, a proposed HAProxyTemplateConfig is rendered for an
  * empty cluster (below); the configuration is rendered, linted and checked with `haproxy -c`,
  * and a failure denies the write with HAProxy's message. Reviews run at most `concurrency` at
- * a time (the machine's cores: each check is a process), and their checks wait in the check
- * sandbox's review lane, which never fills the slot the reconciler's checks keep.
+ * a time (the machine's cores, at most {@link maxConcurrentReviews}: each check is a process),
+ * and their checks wait in the check sandbox's review lane, which never fills the slot the
+ * reconciler's checks keep.
  *
  * An Ingress that would newly claim a host and path another namespace's Ingress serves is
  * denied before anything is rendered (ingress-claims.ts), as is one whose TLS Secret HAProxy
@@ -59,9 +60,17 @@ export interface RoutingReviewerOptions {
   /** Namespace and name of the HAProxyTemplateConfig the controller renders. */
   readonly namespace: string;
   readonly templateConfigName: string;
-  /** @default os.availableParallelism() */
+  /** @default os.availableParallelism(), at most {@link maxConcurrentReviews} */
   readonly concurrency?: number;
 }
+
+/**
+ * Reviews at once when the machine has more cores. Renders take turns in one render process and
+ * review checks get all but one of the sandbox's few slots (check-gate.ts), so more reviews at
+ * once only wait there; and on a node of many cores (what a container sees) they could take
+ * more of the sandbox's connections than it keeps, so that delivery's would be dropped.
+ */
+const maxConcurrentReviews = 4;
 
 /** Time kept back from the webhook's deadline to send the denial rendering or checking ended in. */
 const answerMarginMs = 500;
@@ -235,7 +244,9 @@ class Slots {
 }
 
 export function createRoutingReviewer(options: RoutingReviewerOptions): RoutingReviewer {
-  const slots = new Slots(options.concurrency ?? availableParallelism());
+  const slots = new Slots(
+    options.concurrency ?? Math.min(availableParallelism(), maxConcurrentReviews),
+  );
   /** What the pipeline takes of a review: its time (less the margin), lane and end. */
   const runOptions = (review: ReviewContext) => ({
     deadlineMs: review.deadline - answerMarginMs - performance.now(),

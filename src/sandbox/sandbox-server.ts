@@ -270,7 +270,8 @@ export function createSandboxServer(options: SandboxHandlerOptions): Server {
   });
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = requestTimeoutMs;
-  // Connections beyond the running and waiting checks (plus probes) are dropped at once.
-  server.maxConnections = limits.concurrent + limits.waiting + 4;
+  // Connections beyond the running checks and both lanes' waiting ones (plus probes) are
+  // dropped at once.
+  server.maxConnections = limits.concurrent + 2 * limits.waiting + 4;
   return server;
 }
