@@ -111,11 +111,14 @@ func install() error {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	fprog := unix.SockFprog{Len: uint16(len(program)), Filter: &program[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
+	thread, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
 		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
 	runtime.KeepAlive(program)
 	if errno != 0 {
 		return fmt.Errorf("seccomp(SECCOMP_SET_MODE_FILTER): %w", errno)
+	}
+	if thread != 0 {
+		return fmt.Errorf("seccomp(SECCOMP_FILTER_FLAG_TSYNC): thread %d could not take the filter", thread)
 	}
 	return nil
 }
