@@ -15,6 +15,7 @@ import type {
   ServiceView,
 } from '../src/controller/cluster-snapshot.ts';
 import { type IngressView, readIngress } from '../src/validation/ingress-view.ts';
+import { anyRangeEndpointRules } from '../src/validation/endpoint-addresses.ts';
 
 const dir = join(projectRoot, 'chart/files/default-template');
 const file = (name: string): string => readFileSync(join(dir, name), 'utf8');
@@ -113,5 +114,12 @@ export async function snapshotOf(n: number): Promise<ClusterSnapshot> {
   const secrets = new Map<string, SecretView>([
     ['app/tls', { namespace: 'app', name: 'tls', data: await tlsData('example.com') }],
   ]);
-  return { ingresses, services, endpointSlices: slices, secrets, fqdnNames: new Map() };
+  return {
+    ingresses,
+    services,
+    endpointSlices: slices,
+    secrets,
+    fqdnNames: new Map(),
+    endpointRules: anyRangeEndpointRules,
+  };
 }

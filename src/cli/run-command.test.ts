@@ -48,3 +48,59 @@ describe('haptic run --fqdn-endpoints', () => {
     },
   );
 });
+
+describe('haptic run endpoint ranges', () => {
+  it.each([
+    [
+      'takes the Pod CIDRs from the Nodes when no flag names them',
+      [],
+      { allowedEndpointCidrs: [] },
+    ],
+    [
+      'reads Pod CIDRs of both families',
+      ['--pod-cidrs=10.244.0.0/16,fd00:10:244::/56'],
+      { podCidrs: ['10.244.0.0/16', 'fd00:10:244::/56'] },
+    ],
+    [
+      'reads further allowed CIDRs',
+      ['--allowed-endpoint-cidrs=10.96.0.0/12,203.0.113.7/32'],
+      { allowedEndpointCidrs: ['10.96.0.0/12', '203.0.113.7/32'] },
+    ],
+    [
+      'reads an empty allowed list as none',
+      ['--allowed-endpoint-cidrs='],
+      { allowedEndpointCidrs: [] },
+    ],
+    [
+      'reads the own Pods selector',
+      ['--own-pod-selector=app.kubernetes.io/instance=haptic'],
+      { ownPodSelector: 'app.kubernetes.io/instance=haptic' },
+    ],
+  ])('%s', (_, args, expected) => {
+    const flags = parseRun(args);
+    expect(flags).toMatchObject(expected);
+    if (args.length === 0) expect(flags).not.toHaveProperty('podCidrs');
+  });
+
+  it.each([
+    ['--pod-cidrs=', 'must name at least one CIDR.'],
+    ['--pod-cidrs=10.244.0.0', '10.244.0.0 is not a CIDR: it needs a prefix length from 0 to 32'],
+    ['--pod-cidrs=10.244.0.0/33', '10.244.0.0/33 is not a CIDR'],
+    [
+      '--allowed-endpoint-cidrs=fd00::/129',
+      'fd00::/129 is not a CIDR: it needs a prefix length from 0 to 128',
+    ],
+    ['--allowed-endpoint-cidrs=10.96.0.0/12,', ' is not a CIDR:  is not an IP address'],
+    [
+      '--allowed-endpoint-cidrs=example.com/24',
+      'example.com/24 is not a CIDR: example.com is not an IP address',
+    ],
+  ])('refuses %s, saying why', (arg, message) => {
+    const result = parseRun([arg]);
+    expect(result).toBeInstanceOf(CommanderError);
+    expect(result).toMatchObject({
+      code: 'commander.invalidArgument',
+      message: expect.stringContaining(message) as unknown,
+    });
+  });
+});

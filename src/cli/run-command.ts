@@ -8,7 +8,13 @@ import type { ListenAddress } from '../net/listen-address.ts';
 import { type LoadBalancerAddress, parseStatusAddresses } from '../controller/ingress-status.ts';
 import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
-import { listenAddress, seconds, trueOrFalse } from './option-parsers.ts';
+import {
+  cidrList,
+  listenAddress,
+  nonEmptyCidrList,
+  seconds,
+  trueOrFalse,
+} from './option-parsers.ts';
 
 interface RunFlags extends IdentityFlags {
   readonly namespace: string;
@@ -17,6 +23,9 @@ interface RunFlags extends IdentityFlags {
   readonly templateConfig: string;
   readonly agentSelector?: string;
   readonly agentPort: number;
+  readonly ownPodSelector?: string;
+  readonly podCidrs?: readonly string[];
+  readonly allowedEndpointCidrs: readonly string[];
   readonly tlsDir: string;
   readonly legacyBasicAuth?: boolean;
   readonly webhookCertDir?: string;
@@ -116,6 +125,11 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
       ingressClass: flags.ingressClass,
       templateConfig: flags.templateConfig,
       agents: { selector: flags.agentSelector, port: flags.agentPort },
+      ...(flags.ownPodSelector === undefined ? {} : { ownPodSelector: flags.ownPodSelector }),
+      endpointRanges: {
+        ...(flags.podCidrs === undefined ? {} : { podCIDRs: flags.podCidrs }),
+        allowedCIDRs: flags.allowedEndpointCidrs,
+      },
       transport,
       ...(flags.defaultSslCertificate === undefined
         ? {}
@@ -179,6 +193,24 @@ export function registerRunCommand(program: Command): void {
     )
     .addOption(
       new Option('--agent-port <port>', 'agent management port').argParser(port).default(5555),
+    )
+    .option(
+      '--own-pod-selector <selector>',
+      "label selector of the release's own Pods in --namespace (HAProxy and the controller), whose addresses no backend may use; default --agent-selector",
+    )
+    .addOption(
+      new Option(
+        '--pod-cidrs <list>',
+        "the cluster's Pod CIDRs (comma-separated), where endpoints may be; default the Nodes' spec.podCIDRs (watched)",
+      ).argParser(nonEmptyCidrList),
+    )
+    .addOption(
+      new Option(
+        '--allowed-endpoint-cidrs <list>',
+        'further CIDRs (comma-separated) endpoints may use besides the Pod CIDRs, e.g. the Service range or hosts outside the cluster',
+      )
+        .argParser(cidrList)
+        .default([], 'none'),
     )
     .option(
       '--tls-dir <dir>',
@@ -261,7 +293,7 @@ export function registerRunCommand(program: Command): void {
     .addOption(
       new Option(
         '--fqdn-endpoints <true|false>',
-        'serve endpoints of FQDN EndpointSlices (resolved here; loopback, link-local, unspecified and multicast addresses refused); false: leave every FQDN endpoint out with an Event',
+        'serve endpoints of FQDN EndpointSlices (resolved here; the addresses are checked as any endpoint: loopback, link-local, unspecified, multicast, own Pods and addresses outside the Pod and allowed CIDRs refused); false: leave every FQDN endpoint out with an Event',
       )
         .argParser(trueOrFalse)
         .default(true, 'true'),

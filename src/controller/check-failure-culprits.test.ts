@@ -16,6 +16,7 @@ import {
   templateContext,
 } from './template-engine.ts';
 import { readIngress } from '../validation/ingress-view.ts';
+import { anyRangeEndpointRules } from '../validation/endpoint-addresses.ts';
 
 const now = new Date();
 const tmp = mkdtempSync(join(tmpdir(), 'culprits-'));
@@ -142,6 +143,7 @@ function snapshotOf(selected: readonly IngressSpec[]): ClusterSnapshot {
     ),
     secrets: new Map(secrets.map((secret) => [`${secret.namespace}/${secret.name}`, secret])),
     fqdnNames: new Map(),
+    endpointRules: anyRangeEndpointRules,
   };
 }
 

@@ -3,6 +3,7 @@
  * needs. Built from the informers' caches (or, for admission, from those caches with one
  * object replaced). Plain data, so the routing model stays pure.
  */
+import { type EndpointRules, anyRangeEndpointRules } from '../validation/endpoint-addresses.ts';
 import type { IngressView } from '../validation/ingress-view.ts';
 
 export interface ServicePortView {
@@ -53,15 +54,25 @@ export interface ClusterSnapshot {
    * differently from what was checked.
    */
   readonly fqdnNames: 'disabled' | ReadonlyMap<string, NameResolution>;
+  /**
+   * What endpoint addresses are refused besides the fixed ranges: the release's own Pods, and
+   * addresses outside the Pod CIDRs and allowed ranges (endpoint-addresses.ts). The same
+   * object while nothing in it changes, so backends built under it are kept.
+   */
+  readonly endpointRules: EndpointRules;
 }
 
-/** A cluster without Ingresses, Services, EndpointSlices or Secrets. */
+/**
+ * A cluster without Ingresses, Services, EndpointSlices or Secrets, whose endpoints are
+ * refused by the fixed ranges only.
+ */
 export const emptySnapshot: ClusterSnapshot = {
   ingresses: [],
   services: new Map(),
   endpointSlices: new Map(),
   secrets: new Map(),
   fqdnNames: new Map(),
+  endpointRules: anyRangeEndpointRules,
 };
 
 export function objectKey(namespace: string, name: string): string {

@@ -1,8 +1,10 @@
 /**
  * The controller's view of the cluster: @kubernetes/client-node informers (list, then watch,
  * relist on expiry) for Ingresses, IngressClasses, Services, EndpointSlices, TLS Secrets (but
- * no CA's: watched-secrets.ts) and the HAProxyTemplateConfig. Every event calls `onChange`;
- * `snapshot()` reads the caches.
+ * no CA's: watched-secrets.ts) and the HAProxyTemplateConfig, and for the endpoint rules
+ * (endpoint-rules.ts) the release's own Pods and, unless the Pod CIDRs are given, the Nodes.
+ * Every event calls `onChange`, except those of Pods and Nodes that leave the endpoint rules
+ * as they were; `snapshot()` reads the caches.
  * Lists go through counted API clients with haptic's User-Agent.
  */
 import {
@@ -17,6 +19,8 @@ import {
   type V1EndpointSlice,
   type V1Ingress,
   type V1IngressClass,
+  type V1Node,
+  type V1Pod,
   type V1Secret,
   type V1Service,
   Watch,
@@ -25,6 +29,7 @@ import type { Logger } from 'pino';
 import { makeApiClient } from '../kube/api-client.ts';
 import type { RequestCounter } from '../kube/request-counter.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
+import { type EndpointRanges, KeptEndpointRules, endpointRulesOf } from './endpoint-rules.ts';
 import { FqdnResolver } from './fqdn-resolver.ts';
 import { fqdnNamesInUse } from './model-backends.ts';
 import { type IngressView, ingressIsOurs } from '../validation/ingress-view.ts';
@@ -37,7 +42,14 @@ import {
 import { watchedSecretSelectors } from './watched-secrets.ts';
 
 export type WatchedKind =
-  'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'HAProxyTemplateConfig';
+  | 'Ingress'
+  | 'IngressClass'
+  | 'Service'
+  | 'EndpointSlice'
+  | 'Secret'
+  | 'HAProxyTemplateConfig'
+  /** The release's own Pods or the Nodes' Pod CIDRs changed the endpoint rules. */
+  | 'EndpointRules';
 
 export interface ClusterWatchOptions {
   readonly kubeConfig: KubeConfig;
@@ -53,6 +65,16 @@ export interface ClusterWatchOptions {
    * @default true
    */
   readonly fqdnEndpoints?: boolean;
+  /**
+   * The release's own Pods (HAProxy and the controller), whose addresses no backend may use:
+   * a namespace and a label selector. Absent: none are watched.
+   */
+  readonly ownPods?: { readonly namespace: string; readonly labelSelector: string };
+  /**
+   * The ranges endpoints may use. Without `podCIDRs` the Nodes are watched for theirs.
+   * @default {} (the Nodes' Pod CIDRs only)
+   */
+  readonly endpointRanges?: EndpointRanges;
   readonly onChange: (kind: WatchedKind) => void;
   readonly logger: Logger;
 }
@@ -75,6 +97,9 @@ export class ClusterWatch {
   readonly #slices: ListWatch<V1EndpointSlice>;
   readonly #secrets: ListWatch<V1Secret>;
   readonly #configs: ListWatch<KubernetesObject>;
+  readonly #ownPods: ListWatch<V1Pod> | undefined;
+  readonly #nodes: ListWatch<V1Node> | undefined;
+  readonly #rules: KeptEndpointRules;
   readonly #resolver: FqdnResolver | undefined;
   readonly #views = new SnapshotViews();
   #synced = false;
@@ -129,6 +154,71 @@ export class ClusterWatch {
         })) as KubernetesListObject<KubernetesObject>,
       configSelectors,
     );
+    const ranges = options.endpointRanges ?? {};
+    this.#rules = new KeptEndpointRules(endpointRulesOf([], [], ranges));
+    const own = options.ownPods;
+    this.#ownPods =
+      own === undefined
+        ? undefined
+        : this.#watchRules(
+            `/api/v1/namespaces/${own.namespace}/pods`,
+            (selectors) => core.listNamespacedPod({ namespace: own.namespace, ...selectors }),
+            { labelSelector: own.labelSelector },
+          );
+    this.#nodes =
+      ranges.podCIDRs === undefined
+        ? this.#watchRules('/api/v1/nodes', () => core.listNode())
+        : undefined;
+  }
+
+  /** The informers that read one kind of object, in the order they start. */
+  #informers(): ListWatch<KubernetesObject>[] {
+    return [
+      this.#ingresses,
+      this.#classes,
+      this.#services,
+      this.#slices,
+      this.#secrets,
+      this.#configs,
+      ...(this.#ownPods === undefined ? [] : [this.#ownPods]),
+      ...(this.#nodes === undefined ? [] : [this.#nodes]),
+    ];
+  }
+
+  /** The endpoint rules from the Pod and Node caches now; true when they changed. */
+  #updateRules(): boolean {
+    const changed = this.#rules.update(
+      endpointRulesOf(
+        this.#ownPods?.list() ?? [],
+        this.#nodes?.list() ?? [],
+        this.#options.endpointRanges ?? {},
+      ),
+    );
+    // Said at the first sync, and again whenever a change leaves none.
+    if ((changed || !this.#synced) && this.#rules.current.podCIDRs.length === 0) {
+      this.#options.logger.warn(
+        "no Node has spec.podCIDRs and --pod-cidrs names none: endpoints outside the Pod network are not refused (only the release's own Pods and loopback, link-local and other fixed ranges are); set controller.endpoints.podCIDRs to the cluster's Pod ranges",
+      );
+    }
+    return changed;
+  }
+
+  /**
+   * An informer whose objects feed the endpoint rules: an event that changes them (an own
+   * Pod's address, a Node's Pod CIDR) is an `EndpointRules` change; others (status updates,
+   * Node heartbeats) are none. The rules are read once the informer's handling of the event is
+   * over: a relist calls back for deleted objects before its cache drops them.
+   */
+  #watchRules<T extends KubernetesObject>(
+    path: string,
+    list: List<T>,
+    selectors: Selectors = {},
+  ): ListWatch<T> {
+    return this.#watch('EndpointRules', path, list, selectors, () => {
+      queueMicrotask(() => {
+        if (this.#synced && this.#updateRules()) this.#options.onChange('EndpointRules');
+      });
+    });
   }
 
   #watch<T extends KubernetesObject>(
@@ -136,6 +226,9 @@ export class ClusterWatch {
     path: string,
     list: List<T>,
     selectors: Selectors = {},
+    onEvent: () => void = () => {
+      this.#options.onChange(kind);
+    },
   ): ListWatch<T> {
     const informer = new ListWatch<T>(
       path,
@@ -146,7 +239,8 @@ export class ClusterWatch {
       selectors.fieldSelector,
     );
     const changed = (): void => {
-      if (this.#synced) this.#options.onChange(kind);
+      // Before the first sync start() reads the caches once, and no one is told.
+      if (this.#synced) onEvent();
     };
     informer.on('add', changed);
     informer.on('update', changed);
@@ -166,16 +260,8 @@ export class ClusterWatch {
 
   /** Lists everything once and starts watching; resolves when every cache is filled. */
   async start(): Promise<void> {
-    await Promise.all(
-      [
-        this.#ingresses,
-        this.#classes,
-        this.#services,
-        this.#slices,
-        this.#secrets,
-        this.#configs,
-      ].map((informer) => informer.start()),
-    );
+    await Promise.all(this.#informers().map((informer) => informer.start()));
+    this.#updateRules();
     this.#synced = true;
   }
 
@@ -187,16 +273,7 @@ export class ClusterWatch {
     this.#synced = false;
     this.#stopping = true;
     this.#resolver?.stop();
-    await Promise.all(
-      [
-        this.#ingresses,
-        this.#classes,
-        this.#services,
-        this.#slices,
-        this.#secrets,
-        this.#configs,
-      ].map((informer) => informer.stop()),
-    );
+    await Promise.all(this.#informers().map((informer) => informer.stop()));
   }
 
   /** The HAProxyTemplateConfig object, or undefined while it does not exist. */
@@ -233,6 +310,7 @@ export class ClusterWatch {
       endpointSlices,
       secrets: this.#views.secrets(this.#secrets.list()),
       fqdnNames,
+      endpointRules: this.#rules.current,
     };
   }
 }

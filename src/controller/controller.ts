@@ -15,6 +15,7 @@ import { type AgentDiscovery, podDiscovery } from './agent-discovery.ts';
 import { ClusterWatch } from './cluster-watch.ts';
 import { ConfigPipeline } from './config-pipeline.ts';
 import { ControllerMetrics } from './controller-metrics.ts';
+import type { EndpointRanges } from './endpoint-rules.ts';
 import { startControllerWebhook } from './controller-webhook.ts';
 import { IngressStatusPublisher, type StatusAddressSource } from './ingress-status-publisher.ts';
 import { LeaderElection } from './leader-election.ts';
@@ -43,6 +44,17 @@ export interface ControllerOptions {
   readonly templateConfig: string;
   /** The haptic-haproxy Pods: their label selector and the agents' port. */
   readonly agents: { readonly selector: string; readonly port: number };
+  /**
+   * Label selector of the release's own Pods in `namespace` (HAProxy and the controller),
+   * whose addresses no backend may use (`--own-pod-selector`).
+   * @default agents.selector (the HAProxy Pods)
+   */
+  readonly ownPodSelector?: string;
+  /**
+   * The ranges endpoints may use (`--pod-cidrs`, `--allowed-endpoint-cidrs`).
+   * @default {} (the Nodes' Pod CIDRs only)
+   */
+  readonly endpointRanges?: EndpointRanges;
   readonly transport:
     | { readonly mode: 'mtls'; readonly tlsDir: string; readonly serverName: string }
     | { readonly mode: 'legacy-basic-auth'; readonly username: string; readonly password: string };
@@ -107,6 +119,11 @@ export async function startController(
       templateConfigName: options.templateConfig,
       ingressClass: options.ingressClass,
       fqdnEndpoints: options.fqdnEndpoints ?? true,
+      ownPods: {
+        namespace: options.namespace,
+        labelSelector: options.ownPodSelector ?? options.agents.selector,
+      },
+      endpointRanges: options.endpointRanges ?? {},
       onChange: (kind) => {
         late.reconciler?.trigger(kind);
       },

@@ -7,6 +7,7 @@ import { endpointUpdate, type RenderedConfig } from './endpoint-update.ts';
 import { buildBackend } from './model-backends.ts';
 import { assembleBundle, requestModel } from './render-bundle.ts';
 import { readTemplateConfig } from './template-config.ts';
+import type { EndpointRules } from '../validation/endpoint-addresses.ts';
 import {
   createTemplateEngine,
   parseTemplates,
@@ -44,6 +45,7 @@ function withEndpoints(
   if (slice === undefined) throw new Error(`no slice for ${key}`);
   const next: EndpointSliceView = {
     ...slice,
+    addressType: addresses.some((address) => address.includes(':')) ? 'IPv6' : 'IPv4',
     endpoints: addresses.map((address) => ({ addresses: [address], ready: true })),
   };
   return { ...snapshot, endpointSlices: new Map(snapshot.endpointSlices).set(key, [next]) };
@@ -123,6 +125,75 @@ describe('endpointUpdate', () => {
     expect(endpointUpdate(previous, refused, buildBackend)).toMatchObject({
       kind: 'render',
       reason: 'backend app:svc2:80 leaves endpoints out',
+    });
+  });
+
+  describe("under the cluster's endpoint rules", () => {
+    const rules: EndpointRules = {
+      ownPods: [{ name: 'haptic/haptic-haproxy-7d9-abcde', addresses: ['10.9.0.9'] }],
+      podCIDRs: ['10.0.0.0/8', 'fd00::/64'],
+      podCIDRsFrom: 'nodes',
+      allowedCIDRs: [],
+    };
+
+    it.each([
+      ["an HAProxy Pod's address", '10.9.0.1', '10.9.0.9'],
+      ['a NAT64 form of loopback', 'fd00::1', '64:ff9b::7f00:1'],
+      ['an address outside the Pod CIDR', '10.9.0.1', '203.0.113.7'],
+    ])(
+      'refuses %s on the slot path as on a full render: it renders in full',
+      async (_, served, address) => {
+        const snapshot = { ...(await snapshotOf(3)), endpointRules: rules };
+        const previous = fullRender(snapshot);
+        const changed = withEndpoints(snapshot, 2, [served, address]);
+        expect(endpointUpdate(previous, changed, buildBackend)).toEqual({
+          kind: 'render',
+          reason: 'backend app:svc2:80 leaves endpoints out',
+        });
+        const full = fullRender(changed).model;
+        expect(full.model.backends[2]?.servers.map((server) => server.address)).toEqual([served]);
+        expect(full.warnings).toEqual([
+          expect.objectContaining({
+            reason: 'EndpointRefused',
+            message: expect.stringContaining(`lists ${address}, `) as unknown,
+          }),
+        ]);
+      },
+    );
+
+    it('re-evaluates every backend when a new own Pod takes an address a backend uses', async () => {
+      const snapshot = {
+        ...withEndpoints(await snapshotOf(3), 1, ['10.9.0.1', '10.9.0.9']),
+        endpointRules: { ...rules, ownPods: [] },
+      };
+      const previous = fullRender(snapshot);
+      expect(previous.model.warnings).toEqual([]);
+      // The same slices; only the rules object is new (ClusterWatch replaces it on a change).
+      const moved = { ...snapshot, endpointRules: rules };
+      expect(endpointUpdate(previous, moved, buildBackend)).toEqual({
+        kind: 'render',
+        reason: 'backend app:svc1:80 leaves endpoints out',
+      });
+    });
+
+    it('renders in full when a change of the rules lets a refused endpoint in', async () => {
+      const snapshot = {
+        ...withEndpoints(await snapshotOf(3), 1, ['10.9.0.1', '203.0.113.7']),
+        endpointRules: rules,
+      };
+      const previous = fullRender(snapshot);
+      const allowed = {
+        ...snapshot,
+        endpointRules: { ...rules, allowedCIDRs: ['203.0.113.0/24'] },
+      };
+      expect(endpointUpdate(previous, allowed, buildBackend)).toEqual({
+        kind: 'render',
+        reason: 'the last render left endpoints out',
+      });
+      expect(fullRender(allowed).model.model.backends[1]?.servers.map((s) => s.address)).toEqual([
+        '10.9.0.1',
+        '203.0.113.7',
+      ]);
     });
   });
 

@@ -18,6 +18,7 @@ import { KeptBackends } from './model-backends.ts';
 import { KeptModel, buildRoutingModel } from './routing-model.ts';
 import { createRoutingReviewer } from './routing-reviewer.ts';
 import { type IngressView, readIngress } from '../validation/ingress-view.ts';
+import { anyRangeEndpointRules } from '../validation/endpoint-addresses.ts';
 
 const chart = join(import.meta.dirname, '../../chart/files/default-template');
 const chartFile = (name: string): string => readFileSync(join(chart, name), 'utf8');
@@ -99,6 +100,7 @@ const base: Omit<ClusterSnapshot, 'ingresses'> = {
   ]),
   secrets: new Map([['a/tls', tlsSecret('tls')]]),
   fqdnNames: new Map(),
+  endpointRules: anyRangeEndpointRules,
 };
 
 const ingressObject = fc.record({

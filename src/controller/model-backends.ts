@@ -1,9 +1,10 @@
 /**
  * Backends of the routing model: a Service port resolved to its EndpointSlices' ready
- * endpoints. Every server address is an IP address checked by `addressRefusal` (IPv4 and
- * IPv6 slices as written, FQDN slices as the controller resolved them), so HAProxy never
- * resolves a name itself and never proxies to its own host. Servers are sorted, so the same
- * slices give the same server lines.
+ * endpoints. Every server address is an IP address checked by `endpointRefusal` under the
+ * snapshot's endpoint rules (IPv4 and IPv6 slices as written, FQDN slices as the controller
+ * resolved them), so HAProxy never resolves a name itself, never proxies to its own host or
+ * Pods, and never leaves the ranges endpoints may use. Servers are sorted, so the same slices
+ * give the same server lines.
  */
 import { isIP } from 'node:net';
 import {
@@ -12,7 +13,7 @@ import {
   type ServiceView,
   objectKey,
 } from './cluster-snapshot.ts';
-import { addressRefusal } from '../validation/endpoint-addresses.ts';
+import { type EndpointRefusal, endpointRefusal } from '../validation/endpoint-addresses.ts';
 import { serverSlots } from './server-slots.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
 import type { ModelBackend, ModelServer } from './routing-model.ts';
@@ -130,6 +131,39 @@ function endpointAddresses(
   return { addresses: resolved.addresses };
 }
 
+/** Addresses named in one refusal's message; the rest are counted. */
+const addressesNamed = 3;
+
+/**
+ * Refused addresses, one problem per slice and reason: a slice of a thousand addresses outside
+ * the Pod CIDRs gives one sentence naming a few of them, not a thousand.
+ */
+class RefusedAddresses {
+  readonly #groups = new Map<
+    string,
+    { readonly where: string; readonly refusal: EndpointRefusal; readonly addresses: string[] }
+  >();
+
+  add(where: string, address: string, refusal: EndpointRefusal): void {
+    const key = `${where}\n${refusal.why}\n${refusal.fix}`;
+    const group = this.#groups.get(key);
+    if (group === undefined) this.#groups.set(key, { where, refusal, addresses: [address] });
+    else group.addresses.push(address);
+  }
+
+  problems(): EndpointProblem[] {
+    return [...this.#groups.values()].map(({ where, refusal, addresses }) => {
+      const named = addresses.slice(0, addressesNamed).join(', ');
+      const more = addresses.length - addressesNamed;
+      const list = more > 0 ? `${named} and ${String(more)} more addresses` : named;
+      return {
+        reason: ingressEventReasons.EndpointRefused,
+        message: `${where} lists ${list}, ${refusal.why}; HAProxy does not send traffic there. ${refusal.fix}`,
+      };
+    });
+  }
+}
+
 /**
  * The backend for one Service port, and the endpoints it leaves out. Endpoints not ready,
  * of another family than their slice, or of an FQDN name not resolved yet are skipped
@@ -144,6 +178,7 @@ export function buildBackend(
   const portName = servicePortName(service, ref);
   const servers = new Map<string, ModelServer>();
   const problems: EndpointProblem[] = [];
+  const refused = new RefusedAddresses();
   const slices =
     portName === undefined ? [] : snapshot.endpointSlices.get(objectKey(namespace, ref.name));
   for (const slice of slices ?? []) {
@@ -159,13 +194,10 @@ export function buildBackend(
           continue;
         }
         for (const address of found.addresses) {
-          const refusal = addressRefusal(address);
+          const refusal = endpointRefusal(address, snapshot.endpointRules);
           if (refusal !== undefined) {
             const source = address === written ? '' : ` (${written} resolves to it)`;
-            problems.push({
-              reason: ingressEventReasons.EndpointRefused,
-              message: `${where} lists ${address}${source}, ${refusal}; HAProxy does not send traffic there. List the addresses of the Service's real endpoints.`,
-            });
+            refused.add(where, `${address}${source}`, refusal);
             continue;
           }
           const key = `${address}:${port}`;
@@ -175,6 +207,7 @@ export function buildBackend(
       }
     }
   }
+  problems.push(...refused.problems());
   const sorted = [...servers.entries()].sort(([a], [b]) => compare(a, b));
   if (sorted.length > maxServersPerBackend) {
     problems.push({
@@ -202,14 +235,15 @@ interface KeptBackend {
   readonly service: ServiceView | undefined;
   readonly slices: readonly EndpointSliceView[] | undefined;
   readonly fqdnNames: ClusterSnapshot['fqdnNames'];
+  readonly endpointRules: ClusterSnapshot['endpointRules'];
   readonly result: BackendResult;
 }
 
 /**
  * Backends of the last two snapshots built, reused for a Service port whose Service view,
- * EndpointSlice views and FQDN resolutions are the very objects they were built from (views
- * are immutable, so the same objects give the same backend). A snapshot that rebuilds its
- * views builds every backend again.
+ * EndpointSlice views, FQDN resolutions and endpoint rules are the very objects they were
+ * built from (views are immutable, so the same objects give the same backend). A snapshot
+ * that rebuilds its views builds every backend again.
  */
 export class KeptBackends {
   #snapshot: ClusterSnapshot | undefined;
@@ -230,13 +264,20 @@ export class KeptBackends {
       kept !== undefined &&
       kept.service === service &&
       kept.slices === slices &&
-      kept.fqdnNames === snapshot.fqdnNames
+      kept.fqdnNames === snapshot.fqdnNames &&
+      kept.endpointRules === snapshot.endpointRules
     ) {
       this.#current.set(name, kept);
       return kept.result;
     }
     const result = buildBackend(snapshot, namespace, ref);
-    this.#current.set(name, { service, slices, fqdnNames: snapshot.fqdnNames, result });
+    this.#current.set(name, {
+      service,
+      slices,
+      fqdnNames: snapshot.fqdnNames,
+      endpointRules: snapshot.endpointRules,
+      result,
+    });
     return result;
   }
 }

@@ -84,7 +84,9 @@ export class Reconciler {
    */
   trigger(kind?: WatchedKind): void {
     if (this.#stopped) return;
-    if (kind !== 'EndpointSlice') this.#fullRender = true;
+    // Endpoint rules change servers only, as EndpointSlices do: the slot update rebuilds every
+    // backend under the new rules, and renders in full when one leaves endpoints out.
+    if (kind !== 'EndpointSlice' && kind !== 'EndpointRules') this.#fullRender = true;
     const now = Date.now();
     const debounce = this.#options.debounceMs ?? 100;
     // A reconcile under way does not make the change wait: run() queues one more right after

@@ -85,7 +85,10 @@ export function prefixEntry(route: ModelRoute): MapEntry {
 }
 
 /** What a state's claims read of the snapshot besides the Ingresses: its backends' sources. */
-export type ClaimSources = Pick<ClusterSnapshot, 'services' | 'endpointSlices' | 'fqdnNames'>;
+export type ClaimSources = Pick<
+  ClusterSnapshot,
+  'services' | 'endpointSlices' | 'fqdnNames' | 'endpointRules'
+>;
 
 /** The claims of one state, kept for the next to edit. */
 export class ClaimState {
@@ -105,6 +108,7 @@ export class ClaimState {
       services: snapshot.services,
       endpointSlices: snapshot.endpointSlices,
       fqdnNames: snapshot.fqdnNames,
+      endpointRules: snapshot.endpointRules,
     };
   }
 
@@ -113,7 +117,8 @@ export class ClaimState {
     return (
       this.from.services === snapshot.services &&
       this.from.endpointSlices === snapshot.endpointSlices &&
-      this.from.fqdnNames === snapshot.fqdnNames
+      this.from.fqdnNames === snapshot.fqdnNames &&
+      this.from.endpointRules === snapshot.endpointRules
     );
   }
 

@@ -6,8 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ClusterSnapshot, EndpointSliceView, SecretView } from './cluster-snapshot.ts';
 import { ingressEvents, ingressStates } from './ingress-events.ts';
 import { readIngress } from '../validation/ingress-view.ts';
-import { maxServersPerBackend } from './model-backends.ts';
+import { KeptBackends, maxServersPerBackend } from './model-backends.ts';
 import { buildRoutingModel } from './routing-model.ts';
+import { type EndpointRules, anyRangeEndpointRules } from '../validation/endpoint-addresses.ts';
 
 interface ViewOptions {
   readonly namespace?: string;
@@ -70,6 +71,7 @@ function snapshot(
     endpointSlices: new Map(),
     secrets: new Map(),
     fqdnNames: new Map(),
+    endpointRules: anyRangeEndpointRules,
     ...more,
   };
 }
@@ -351,8 +353,8 @@ describe('buildRoutingModel', () => {
       for (const text of [
         'EndpointSlice app/web-IPv4 of Service app/web lists 169.254.169.254, a link-local address',
         'EndpointSlice app/web-IPv6 of Service app/web lists fe80::1, a link-local address',
-        'EndpointSlice app/web-FQDN of Service app/web lists 127.0.0.11, a loopback address',
-        'lists ::1 (localhost.example resolves to it), a loopback address',
+        // One sentence per slice and reason, naming the addresses.
+        'EndpointSlice app/web-FQDN of Service app/web lists 127.0.0.11, ::1 (localhost.example resolves to it), a loopback address',
         'lists 0.0.0.0 (localhost.example resolves to it), an unspecified address',
         'names gone.example, which does not resolve (ENOTFOUND)',
       ]) {
@@ -404,6 +406,68 @@ describe('buildRoutingModel', () => {
             'EndpointSlice app/web-FQDN of Service app/web is of type FQDN, and this controller serves no FQDN endpoints (--fqdn-endpoints=false); its endpoints are left out. List IP addresses in an IPv4 or IPv6 EndpointSlice instead.',
         },
       ]);
+    });
+
+    describe("under the cluster's endpoint rules", () => {
+      const endpointRules: EndpointRules = {
+        ownPods: [{ name: 'haptic/haptic-haproxy-7d9-abcde', addresses: ['10.244.254.10'] }],
+        podCIDRs: ['10.244.0.0/16'],
+        podCIDRsFrom: 'nodes',
+        allowedCIDRs: [],
+      };
+
+      it("leaves out an HAProxy Pod's address, a NAT64 form of loopback and an address outside the Pod CIDR, and serves the rest", () => {
+        const result = serve(
+          [
+            slice('IPv4', ['10.244.254.10', '10.244.0.7', '203.0.113.7']),
+            slice('IPv6', ['64:ff9b::7f00:1']),
+            slice('FQDN', ['db.example.com']),
+          ],
+          {
+            endpointRules,
+            fqdnNames: new Map([['db.example.com', { addresses: ['10.244.0.8', '10.96.0.1'] }]]),
+          },
+        );
+        expect(result.model.backends[0]?.servers.map((server) => server.endpoint)).toEqual([
+          '10.244.0.7:8080',
+          '10.244.0.8:8080',
+        ]);
+        expect(result.warnings.map((warning) => warning.message)).toEqual([
+          "EndpointSlice app/web-IPv4 of Service app/web lists 10.244.254.10, the address of Pod haptic/haptic-haproxy-7d9-abcde, one of the ingress controller's own Pods (HAProxy or its controller), so requests sent there would come back into HAProxy; HAProxy does not send traffic there. List the addresses of the Service's real endpoints.",
+          "EndpointSlice app/web-IPv4 of Service app/web lists 203.0.113.7, outside the cluster's Pod CIDRs (10.244.0.0/16, from the Nodes' spec.podCIDRs); HAProxy does not send traffic there. List the addresses of the Service's Pods; for addresses elsewhere (the Service range, host-network Pods, hosts outside the cluster) the cluster operator adds their range to controller.endpoints.allowedCIDRs.",
+          "EndpointSlice app/web-IPv6 of Service app/web lists 64:ff9b::7f00:1, a NAT64 address (64:ff9b::/96) that carries 127.0.0.1, a loopback address (the HAProxy host itself); HAProxy does not send traffic there. List the addresses of the Service's real endpoints.",
+          "EndpointSlice app/web-FQDN of Service app/web lists 10.96.0.1 (db.example.com resolves to it), outside the cluster's Pod CIDRs (10.244.0.0/16, from the Nodes' spec.podCIDRs); HAProxy does not send traffic there. List the addresses of the Service's Pods; for addresses elsewhere (the Service range, host-network Pods, hosts outside the cluster) the cluster operator adds their range to controller.endpoints.allowedCIDRs.",
+        ]);
+        expect(ingressEvents(result)).toEqual([
+          expect.objectContaining({ namespace: 'app', name: 'a', reason: 'EndpointRefused' }),
+        ]);
+      });
+
+      it('names three refused addresses of a slice for one reason and counts the rest', () => {
+        const outside = Array.from(
+          { length: 1_000 },
+          (_, i) => `203.0.${String(i >> 8)}.${String(i & 255)}`,
+        );
+        const result = serve([slice('IPv4', ['10.244.0.7', ...outside])], { endpointRules });
+        expect(result.model.backends[0]?.servers).toHaveLength(1);
+        expect(result.warnings.map((warning) => warning.message)).toEqual([
+          expect.stringMatching(
+            /^EndpointSlice app\/web-IPv4 of Service app\/web lists 203\.0\.0\.0, 203\.0\.0\.1, 203\.0\.0\.2 and 997 more addresses, outside the cluster's Pod CIDRs /,
+          ),
+        ]);
+      });
+
+      it('rebuilds a kept backend when only the rules change', () => {
+        const keptBackends = new KeptBackends();
+        const slices = new Map([['app/web', [slice('IPv4', ['10.244.254.10', '10.244.0.7'])]]]);
+        const build = (rules: EndpointRules) =>
+          buildRoutingModel(snapshot([ingress], { endpointSlices: slices, endpointRules: rules }), {
+            now,
+            keptBackends,
+          }).model.backends[0]?.servers.map((server) => server.address);
+        expect(build({ ...endpointRules, ownPods: [] })).toEqual(['10.244.0.7', '10.244.254.10']);
+        expect(build(endpointRules)).toEqual(['10.244.0.7']);
+      });
     });
   });
 

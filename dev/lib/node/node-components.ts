@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { NodeLayout } from './node-config.ts';
-import { apiServerPort, nodeAddress, nodeName, serviceCidr } from './node-network.ts';
+import { apiServerPort, nodeAddress, nodeName, podSubnet, serviceCidr } from './node-network.ts';
 import type { NodePki } from './node-pki.ts';
 import { pinnedToolBin } from '../tools.ts';
 
@@ -96,6 +96,11 @@ export function kubeControllerManager(pki: NodePki): Component {
       `--service-account-private-key-file=${pki.cluster.serviceAccountKey}`,
       '--use-service-account-credentials=true',
       `--service-cluster-ip-range=${serviceCidr}`,
+      // The node's Pod CIDR in spec.podCIDRs, as a cluster's node IPAM writes it (the
+      // controller refuses endpoints outside the Nodes' Pod CIDRs): the one /24 its Pods use.
+      '--allocate-node-cidrs=true',
+      `--cluster-cidr=${podSubnet}`,
+      '--node-cidr-mask-size=24',
       `--cluster-name=${nodeName}`,
       '--leader-elect=false',
     ],

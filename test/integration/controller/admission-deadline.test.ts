@@ -21,6 +21,7 @@ import {
   routingKindRoutes,
   startWebhook,
 } from '../../../src/webhook/index.ts';
+import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
 
 let server: WebhookServer;
 let agent: Agent;
@@ -48,6 +49,7 @@ beforeAll(async () => {
         endpointSlices: new Map(),
         secrets: new Map(),
         fqdnNames: new Map(),
+        endpointRules: anyRangeEndpointRules,
       }),
       templateConfig: () => undefined,
       ourClassIsDefault: () => false,

@@ -15,6 +15,7 @@ import type { BundleFile } from '../../../src/controller/agent-client.ts';
 import type { ClusterSnapshot, SecretView } from '../../../src/controller/cluster-snapshot.ts';
 import { ConfigPipeline } from '../../../src/controller/config-pipeline.ts';
 import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
+import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'check-isolation-'));
 let sandbox: LocalSandbox;
@@ -204,6 +205,7 @@ function snapshotOf(
     ),
     secrets: new Map(secrets.map((secret) => [`${secret.namespace}/${secret.name}`, secret])),
     fqdnNames: new Map(),
+    endpointRules: anyRangeEndpointRules,
   };
 }
 

@@ -37,6 +37,7 @@ import {
   renderTemplates,
   templateContext,
 } from '../../../src/controller/template-engine.ts';
+import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
 import { inspectConfigFiles } from '../../../src/validation/haproxy-files-lint.ts';
 import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
 
@@ -108,6 +109,7 @@ async function snapshot(): Promise<ClusterSnapshot> {
       ['shop/tls', { namespace: 'shop', name: 'tls', data: await tlsData('shop.example.com') }],
     ]),
     fqdnNames: new Map(),
+    endpointRules: anyRangeEndpointRules,
   };
 }
 
