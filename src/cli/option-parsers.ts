@@ -18,6 +18,14 @@ export function seconds(value: string): number {
   return Number(value) * 1000;
 }
 
+/** A whole number of at least 1. */
+export function positiveInteger(value: string): number {
+  if (!/^[1-9]\d{0,8}$/.test(value)) {
+    throw new InvalidArgumentError(`must be a whole number from 1 to 999999999, not "${value}".`);
+  }
+  return Number(value);
+}
+
 /** `true` or `false`, spelled so (`--flag=false` in a chart's args). */
 export function trueOrFalse(value: string): boolean {
   if (value === 'true') return true;

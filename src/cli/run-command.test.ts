@@ -104,3 +104,35 @@ describe('haptic run endpoint ranges', () => {
     });
   });
 });
+
+describe('haptic run budgets', () => {
+  it('defaults to the model budgets, and reads each flag', () => {
+    expect(parseRun([])).toMatchObject({
+      serverSlotsPerNamespace: 8192,
+      serverSlots: 49_152,
+      certificateMibPerNamespace: 1,
+      certificateMib: 4,
+    });
+    expect(
+      parseRun([
+        '--server-slots-per-namespace=100',
+        '--server-slots=1000',
+        '--certificate-mib-per-namespace=2',
+        '--certificate-mib=8',
+      ]),
+    ).toMatchObject({
+      serverSlotsPerNamespace: 100,
+      serverSlots: 1000,
+      certificateMibPerNamespace: 2,
+      certificateMib: 8,
+    });
+  });
+
+  it.each(['0', '-1', '1.5', 'many', '1e3'])('refuses %s with what to write', (value) => {
+    const result = parseRun([`--server-slots=${value}`]);
+    expect(result).toBeInstanceOf(CommanderError);
+    expect(result instanceof CommanderError ? result.message : '').toBe(
+      `error: option '--server-slots <n>' argument '${value}' is invalid. must be a whole number from 1 to 999999999, not "${value}".`,
+    );
+  });
+});

@@ -12,9 +12,13 @@ import {
   cidrList,
   listenAddress,
   nonEmptyCidrList,
+  positiveInteger,
   seconds,
   trueOrFalse,
 } from './option-parsers.ts';
+import { defaultModelBudgets } from '../controller/model-budgets.ts';
+
+const mebibyte = 1024 * 1024;
 
 interface RunFlags extends IdentityFlags {
   readonly namespace: string;
@@ -42,6 +46,10 @@ interface RunFlags extends IdentityFlags {
   readonly kubeconfig?: string;
   readonly checkSocket: string;
   readonly fqdnEndpoints: boolean;
+  readonly serverSlotsPerNamespace: number;
+  readonly serverSlots: number;
+  readonly certificateMibPerNamespace: number;
+  readonly certificateMib: number;
   readonly publishService?: string;
   readonly publishStatusAddress?: readonly LoadBalancerAddress[];
   readonly logLevel: string;
@@ -155,6 +163,12 @@ async function run(flags: RunFlags, command: Command): Promise<number> {
       tlsPollIntervalMs: flags.tlsPollInterval,
       checkSocket: flags.checkSocket,
       fqdnEndpoints: flags.fqdnEndpoints,
+      budgets: {
+        serverSlotsPerNamespace: flags.serverSlotsPerNamespace,
+        serverSlots: flags.serverSlots,
+        certificateBytesPerNamespace: flags.certificateMibPerNamespace * mebibyte,
+        certificateBytes: flags.certificateMib * mebibyte,
+      },
       ...publishStatus(flags),
     },
     {
@@ -297,6 +311,38 @@ export function registerRunCommand(program: Command): void {
       )
         .argParser(trueOrFalse)
         .default(true, 'true'),
+    )
+    .addOption(
+      new Option(
+        '--server-slots-per-namespace <n>',
+        "server slots one namespace's backends may take (a Service of 4,096 endpoints takes 8,192); over it the newest backends are left without endpoints (503) with a BudgetExceeded Event",
+      )
+        .argParser(positiveInteger)
+        .default(defaultModelBudgets.serverSlotsPerNamespace),
+    )
+    .addOption(
+      new Option(
+        '--server-slots <n>',
+        'server slots all backends together may take (each ~4 KiB in every HAProxy process)',
+      )
+        .argParser(positiveInteger)
+        .default(defaultModelBudgets.serverSlots),
+    )
+    .addOption(
+      new Option(
+        '--certificate-mib-per-namespace <n>',
+        "MiB of certificate files one namespace's TLS Secrets may take; over it the newest Secrets' hosts get the default certificate with a BudgetExceeded Event",
+      )
+        .argParser(positiveInteger)
+        .default(defaultModelBudgets.certificateBytesPerNamespace / mebibyte),
+    )
+    .addOption(
+      new Option(
+        '--certificate-mib <n>',
+        'MiB of certificate files all TLS Secrets together may take',
+      )
+        .argParser(positiveInteger)
+        .default(defaultModelBudgets.certificateBytes / mebibyte),
     )
     .option(
       '--publish-service <namespace/name>',

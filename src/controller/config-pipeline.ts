@@ -28,6 +28,7 @@ import { checkFailureLocations } from './check-failure-locations.ts';
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 import { KeptBackends } from './model-backends.ts';
+import type { ModelBudgets } from './model-budgets.ts';
 import {
   KeptBytes,
   type KeptWork,
@@ -80,6 +81,8 @@ export interface ConfigPipelineOptions {
   readonly ingressClass: string;
   /** `namespace/name` of the default certificate Secret. */
   readonly defaultCertificate?: string;
+  /** What a namespace, and all together, may use. @default defaultModelBudgets */
+  readonly budgets?: ModelBudgets;
   readonly check: BundleCheckOptions;
   readonly metrics?: ControllerMetrics;
   /** @default defaultTemplateLimits */
@@ -225,6 +228,7 @@ export class ConfigPipeline {
           ...(this.#options.defaultCertificate === undefined
             ? {}
             : { defaultCertificate: this.#options.defaultCertificate }),
+          ...(this.#options.budgets === undefined ? {} : { budgets: this.#options.budgets }),
           ...(deadline === undefined ? {} : { deadline }),
         },
         this.#kept,

@@ -19,6 +19,7 @@ import type { EndpointRanges } from './endpoint-rules.ts';
 import { startControllerWebhook } from './controller-webhook.ts';
 import { IngressStatusPublisher, type StatusAddressSource } from './ingress-status-publisher.ts';
 import { LeaderElection } from './leader-election.ts';
+import type { ModelBudgets } from './model-budgets.ts';
 import { startOpsServers } from './ops-server.ts';
 import { Reconciler } from './reconciler.ts';
 import { StatusReporter } from './status-reporter.ts';
@@ -60,6 +61,8 @@ export interface ControllerOptions {
     | { readonly mode: 'legacy-basic-auth'; readonly username: string; readonly password: string };
   /** `namespace/name` of the default certificate. */
   readonly defaultCertificate?: string;
+  /** What a namespace, and all together, may use (`--server-slots`…). @default defaultModelBudgets */
+  readonly budgets?: ModelBudgets;
   readonly leaseName: string;
   readonly identity: string;
   readonly webhook?: {
@@ -179,6 +182,7 @@ export async function startController(
       ...(options.defaultCertificate === undefined
         ? {}
         : { defaultCertificate: options.defaultCertificate }),
+      ...(options.budgets === undefined ? {} : { budgets: options.budgets }),
       check: { socket: options.checkSocket },
     };
     const pipeline = new ConfigPipeline({ ...pipelineOptions, metrics });

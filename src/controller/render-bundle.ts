@@ -18,6 +18,7 @@ import type { CheckFailureLocation } from './check-failure-locations.ts';
 import type { BundleFile } from './agent-client.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import type { KeptBackends } from './model-backends.ts';
+import type { ModelBudgets } from './model-budgets.ts';
 import { type KeptModel, type ModelResult, buildRoutingModel } from './routing-model.ts';
 import type { TemplateConfig } from './template-config.ts';
 import { type RenderedFile, contextNames, templateContext } from './template-engine.ts';
@@ -30,6 +31,8 @@ export interface RenderRequest {
   readonly ingressClass: string;
   /** `namespace/name` of the default certificate Secret. */
   readonly defaultCertificate?: string;
+  /** @default defaultModelBudgets */
+  readonly budgets?: ModelBudgets;
   readonly now: Date;
   /** `performance.now()` by which rendering must end. */
   readonly deadline?: number;
@@ -140,6 +143,7 @@ export function requestModel(
     ...(request.defaultCertificate === undefined
       ? {}
       : { defaultCertificate: request.defaultCertificate }),
+    ...(request.budgets === undefined ? {} : { budgets: request.budgets }),
     ...(kept === undefined ? {} : { keptBackends: kept.backends, keptModel: kept.model }),
   });
 }
