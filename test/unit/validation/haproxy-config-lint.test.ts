@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
+import { inspectCrtList } from '../../../src/validation/haproxy-crt-list-lint.ts';
 import {
   haproxyLintReasons as reasons,
   inspectHaproxyConfig,
@@ -411,5 +412,42 @@ describe('the HAProxy configuration allow-list refuses', () => {
 
   it('shows control bytes of a directive as \\xHH', () => {
     expect(inFrontend('  bogus\\x0bword')[0]?.message).toContain('"bogus\\x0bword"');
+  });
+});
+
+describe('what a template author is not trusted with', () => {
+  it.each([
+    [
+      'do-resolve: DNS queries from the data plane',
+      'http-request do-resolve(txn.ip,dns) hdr(x)',
+      'http-request do-resolve(txn.ip,dns)',
+    ],
+    [
+      'set-dst: a request sent where a header says',
+      'http-request set-dst hdr(x-target)',
+      'http-request set-dst',
+    ],
+    ['set-dst-port', 'http-request set-dst-port hdr(x-port)', 'http-request set-dst-port'],
+    ['tcp-request set-dst', 'tcp-request connection set-dst src', 'tcp-request set-dst'],
+    ['stats admin: servers switched from the stats page', 'stats admin if TRUE', 'stats admin'],
+  ])('refuses %s, naming the line and the directive', (_, line, directive) => {
+    expect(inFrontend(`  ${line}`)).toEqual([
+      {
+        line: 11,
+        directive,
+        reason: reasons.KeywordNotAllowed,
+        message: `line 11: "${directive}" is not on the list of what haptic allows here; remove it from the template, or ask for it to be added to the allow-list if a template needs it.`,
+      },
+    ]);
+  });
+
+  it('refuses ocsp-update in a crt-list line (outbound fetches to the responders certificates name)', () => {
+    const findings = inspectCrtList('ssl/a.pem [ocsp-update on] a.example.com\n');
+    expect(findings.map((finding) => finding.line)).toEqual([1]);
+    expect(findings[0]?.message).toContain('ocsp-update');
+  });
+
+  it('still allows remote log targets given as addresses (an operator ships logs)', () => {
+    expect(inFrontend('  log 192.0.2.10:514 local0')).toEqual([]);
   });
 });
