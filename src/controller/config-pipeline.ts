@@ -28,7 +28,7 @@ import { checkFailureLocations } from './check-failure-locations.ts';
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
 import type { ControllerMetrics } from './controller-metrics.ts';
 import { KeptBackends } from './model-backends.ts';
-import type { ModelBudgets } from './model-budgets.ts';
+import { type ModelBudgets, defaultModelBudgets, halvedTotals } from './model-budgets.ts';
 import {
   KeptBytes,
   type KeptWork,
@@ -118,6 +118,7 @@ interface CheckResult {
   readonly ok: boolean;
   readonly failure?: 'rejected' | 'unavailable';
   readonly message: string;
+  readonly exhausted?: 'memory';
 }
 
 /** Check results kept, by digest. */
@@ -213,6 +214,7 @@ export class ConfigPipeline {
     const rounds = this.#options.isolationRounds ?? 3;
     const left: ExcludedIngress[] = [];
     let current = snapshot;
+    let budgets = this.#options.budgets ?? defaultModelBudgets;
     let first: PipelineFailure | undefined;
     let renderMs = 0;
     let checkMs = 0;
@@ -228,7 +230,7 @@ export class ConfigPipeline {
           ...(this.#options.defaultCertificate === undefined
             ? {}
             : { defaultCertificate: this.#options.defaultCertificate }),
-          ...(this.#options.budgets === undefined ? {} : { budgets: this.#options.budgets }),
+          budgets,
           ...(deadline === undefined ? {} : { deadline }),
         },
         this.#kept,
@@ -297,6 +299,12 @@ export class ConfigPipeline {
               unchecked: true,
             };
       if (check.failure !== 'rejected' || round >= rounds) return first;
+      if (check.exhausted === 'memory') {
+        // Too large for the check, not wrong: the totals are halved, so the newest backends
+        // and certificates are left out (BudgetExceeded) and the rest is checked again.
+        budgets = halvedTotals(budgets);
+        continue;
+      }
       const verdict = checkFailureCulprits({
         locations: checkFailureLocations(check.message),
         files: new Map(rendered.files.map((file) => [file.path, file.content.toString()])),
@@ -377,7 +385,12 @@ export class ConfigPipeline {
     this.#options.metrics?.checkSeconds.observe((performance.now() - started) / 1000);
     const result: CheckResult = outcome.ok
       ? { ok: true, message: '' }
-      : { ok: false, failure: outcome.failure, message: outcome.message };
+      : {
+          ok: false,
+          failure: outcome.failure,
+          message: outcome.message,
+          ...(outcome.exhausted === undefined ? {} : { exhausted: outcome.exhausted }),
+        };
     if (outcome.ok && !proposed) this.#lastAccepted = text;
     // A check that could not run (timeout, missing binary) is not kept.
     if (options.remember !== false && (outcome.ok || outcome.failure === 'rejected')) {

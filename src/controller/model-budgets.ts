@@ -28,6 +28,8 @@ export interface ModelBudgets {
   readonly certificateBytesPerNamespace: number;
   /** Bytes of all certificate files (the default certificate aside). @default 4 MiB */
   readonly certificateBytes: number;
+  /** Why the totals are lower than configured, for messages (halvedTotals). */
+  readonly lowered?: string;
 }
 
 const mebibyte = 1024 * 1024;
@@ -39,19 +41,44 @@ export const defaultModelBudgets: ModelBudgets = {
   certificateBytes: 4 * mebibyte,
 };
 
+/**
+ * The budgets with their totals halved: what a render tries next when `haproxy -c` ran out of
+ * memory with the configured ones (the configuration, not a line of it, was too large).
+ */
+export function halvedTotals(budgets: ModelBudgets): ModelBudgets {
+  return {
+    ...budgets,
+    serverSlots: Math.max(1, Math.floor(budgets.serverSlots / 2)),
+    certificateBytes: Math.max(1, Math.floor(budgets.certificateBytes / 2)),
+    lowered: 'halved, as haproxy -c ran out of memory with more',
+  };
+}
+
 /** Where a budget is set, for messages. */
 const budgetValues = {
   serverSlotsPerNamespace: 'controller.budgets.serverSlotsPerNamespace',
   serverSlots: 'controller.budgets.serverSlots',
   certificateBytesPerNamespace: 'controller.budgets.certificateMiBPerNamespace',
   certificateBytes: 'controller.budgets.certificateMiB',
-} as const satisfies Record<keyof ModelBudgets, string>;
+} as const satisfies Record<Exclude<keyof ModelBudgets, 'lowered'>, string>;
 
-/** One object a budget counts: its namespace, its cost and its age (lower is older). */
+/** Where a budget comes from, for messages: its value, and why it is lower now. */
+function sourceOf(key: keyof typeof budgetValues, budgets: ModelBudgets): string {
+  const total = key === 'serverSlots' || key === 'certificateBytes';
+  return total && budgets.lowered !== undefined
+    ? `${budgetValues[key]}, ${budgets.lowered}`
+    : budgetValues[key];
+}
+
+/**
+ * One object a budget counts: its namespace, what it takes, what it still takes when left out,
+ * and its age (lower is older).
+ */
 interface Item<T> {
   readonly value: T;
   readonly namespace: string;
   readonly cost: number;
+  readonly kept: number;
   readonly age: number;
 }
 
@@ -80,8 +107,8 @@ function overBudget<T>(
     for (const item of [...list].sort(newestFirst)) {
       if (used <= perNamespace) break;
       out.set(item.value, 'namespace');
-      used -= item.cost;
-      sum -= item.cost;
+      used -= item.cost - item.kept;
+      sum -= item.cost - item.kept;
     }
   }
   if (sum <= total) return out;
@@ -89,7 +116,7 @@ function overBudget<T>(
     if (sum <= total) break;
     if (out.has(item.value)) continue;
     out.set(item.value, 'total');
-    sum -= item.cost;
+    sum -= item.cost - item.kept;
   }
   return out;
 }
@@ -148,8 +175,9 @@ function limitServers(input: BudgetInput, budgets: ModelBudgets, warnings: Model
     input.backends.map((backend) => ({
       value: backend.name,
       namespace: backend.namespace,
+      cost: backend.slots.length,
       // Left out, a backend keeps its minimum of spare slots.
-      cost: backend.slots.length - slotsOfNone.length,
+      kept: slotsOfNone.length,
       age: ages.get(backend.name) ?? Number.MAX_SAFE_INTEGER,
     })),
     budgets.serverSlotsPerNamespace,
@@ -164,7 +192,7 @@ function limitServers(input: BudgetInput, budgets: ModelBudgets, warnings: Model
       warnings.push({
         ingress,
         reason: ingressEventReasons.BudgetExceeded,
-        message: `Ingress ${ingress} routes to Service ${objectKey(backend.namespace, backend.service)}, whose ${String(backend.slots.length)} server slots would take ${scope} over the budget of ${String(budgets[key])} server slots (${budgetValues[key]}); its endpoints are left out and HAProxy answers 503 for it, newer objects first. Remove endpoints or Services, or have the operator raise ${budgetValues[key]}.`,
+        message: `Ingress ${ingress} routes to Service ${objectKey(backend.namespace, backend.service)}, whose ${String(backend.slots.length)} server slots would take ${scope} over the budget of ${String(budgets[key])} server slots (${sourceOf(key, budgets)}); its endpoints are left out and HAProxy answers 503 for it, newer objects first. Remove endpoints or Services, or have the operator raise ${budgetValues[key]}.`,
       });
     }
     return { ...backend, servers: [], slots: slotsOfNone };
@@ -210,6 +238,7 @@ function limitCertificates(input: BudgetInput, budgets: ModelBudgets, warnings: 
       value: file,
       namespace,
       cost: bytesOf(content),
+      kept: 0,
       age: ages.get(secret) ?? Number.MAX_SAFE_INTEGER,
     })),
     budgets.certificateBytesPerNamespace,
@@ -228,7 +257,7 @@ function limitCertificates(input: BudgetInput, budgets: ModelBudgets, warnings: 
       warnings.push({
         ingress,
         reason: ingressEventReasons.BudgetExceeded,
-        message: `Ingress ${ingress} uses the certificate of Secret ${secret}, whose ${String(bytesOf(content))} bytes would take ${scope} over the budget of ${String(budgets[key])} certificate bytes (${budgetValues[key]}); its hosts get the default certificate, newer Secrets first. Use smaller or fewer certificates, or have the operator raise ${budgetValues[key]}.`,
+        message: `Ingress ${ingress} uses the certificate of Secret ${secret}, whose ${String(bytesOf(content))} bytes would take ${scope} over the budget of ${String(budgets[key])} certificate bytes (${sourceOf(key, budgets)}); its hosts get the default certificate, newer Secrets first. Use smaller or fewer certificates, or have the operator raise ${budgetValues[key]}.`,
       });
     }
   }

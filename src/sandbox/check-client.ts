@@ -67,13 +67,13 @@ function outcomeOf(status: number, text: string): CheckOutcome | string {
   if (!isRecord(body)) return `answered ${status} with a body that is not an object`;
   if (status === 200) {
     if (body.ok === true) return { ok: true };
-    const { failure, message } = body;
+    const { failure, message, exhausted } = body;
     if (
       body.ok === false &&
       (failure === 'rejected' || failure === 'unavailable') &&
       typeof message === 'string'
     ) {
-      return { ok: false, failure, message };
+      return { ok: false, failure, message, ...(exhausted === 'memory' ? { exhausted } : {}) };
     }
     return 'answered 200 without an outcome';
   }

@@ -160,5 +160,22 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
       message: `haproxy -c could not run (prlimit from util-linux and ${run.haproxyBinary} must be installed, and ${isolation} must work): ${result.exitCode === undefined ? result.shortMessage : (result.all.split('\n')[0] ?? '')}`,
     };
   }
-  return { ok: false, failure: 'rejected', message: output() };
+  // An allocation failed under RLIMIT_AS: the size of the configuration, not a line of it, is
+  // what HAProxy refuses, though its alert may name the line it was reading. It says so in
+  // several words ("out of memory", "failed to allocate …", "cannot allocate …"), or starts
+  // its alert with "(null)" where even the message could not be allocated (HAProxy 2.6). Only
+  // HAProxy's own alert lines count, never the configuration text they may quote.
+  const outOfMemory = result.all
+    .split('\n')
+    .some((line) =>
+      /^\[ALERT\] +\(\d+\) : (\(null\)|.*(: out of memory\.?|failed to allocate .*|cannot allocate .*)$)/i.test(
+        line,
+      ),
+    );
+  return {
+    ok: false,
+    failure: 'rejected',
+    message: output(),
+    ...(outOfMemory ? { exhausted: 'memory' as const } : {}),
+  };
 }

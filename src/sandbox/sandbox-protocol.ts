@@ -30,6 +30,11 @@ export type CheckOutcome =
       /** `rejected`: HAProxy reported errors; `unavailable`: the check could not run. */
       readonly failure: 'rejected' | 'unavailable';
       readonly message: string;
+      /**
+       * `memory`: HAProxy ran out of its address space (the sandbox's memory limit) while
+       * reading the configuration: the configuration is too large, not wrong.
+       */
+      readonly exhausted?: 'memory';
     };
 
 /** The reason of the 409 answer to an entry whose content the sandbox does not hold. */
