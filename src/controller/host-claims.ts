@@ -11,11 +11,8 @@
 import { objectKey } from './cluster-snapshot.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
 import { annotationPrefix } from '../validation/ingress-checks.ts';
-import {
-  type ForeignHost,
-  HostOwners,
-  hostSharingAnnotation,
-} from '../validation/host-ownership.ts';
+import { type ForeignHost, HostOwners } from '../validation/host-ownership.ts';
+import { hostSharingAnnotation } from '../validation/host-sharing.ts';
 import { servedHost } from '../validation/ingress-claims.ts';
 import type { ValidIngress } from '../validation/validate-ingress.ts';
 

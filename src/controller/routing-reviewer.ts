@@ -43,11 +43,8 @@ import type { ConfigPipeline, PipelineOutcome } from './config-pipeline.ts';
 import { ingressEventReasons } from './ingress-events.ts';
 import { isProblem } from '../validation/ingress-checks.ts';
 import { ClaimHolders, newCrossNamespaceClaims } from '../validation/ingress-claims.ts';
-import {
-  HostOwners,
-  hostSharingAnnotation,
-  newForeignHosts,
-} from '../validation/host-ownership.ts';
+import { HostOwners, newForeignHosts } from '../validation/host-ownership.ts';
+import { hostSharingAnnotation } from '../validation/host-sharing.ts';
 import { annotationPrefix } from '../validation/ingress-checks.ts';
 import { type IngressView, ingressIsOurs, readIngress } from '../validation/ingress-view.ts';
 import type { ValidIngress } from '../validation/validate-ingress.ts';

@@ -18,7 +18,8 @@
  * byte, so reading the configuration as UTF-8 text keeps every word boundary.
  */
 
-import { maxLineWords } from './haproxy-word-limit.ts';
+/** Most words HAProxy reads on one configuration line (MAX_LINE_ARGS). */
+export const maxLineWords = 64;
 
 export interface EnvironmentReference {
   /** The variable's name (`HAPTIC_LISTEN_ADDRESS`, `.LINE`). */

@@ -14,15 +14,12 @@
  * trailing spaces. `splitConfigLine` counts (haproxy-config-words.ts); this module says what
  * to do about it.
  */
-import type { ConfigLine } from './haproxy-config-words.ts';
+import { type ConfigLine, maxLineWords } from './haproxy-config-words.ts';
 import {
   type LintFinding,
   haproxyLintReasons as reasons,
   lintFinding,
 } from './haproxy-lint-finding.ts';
-
-/** Most words HAProxy reads on one configuration line (MAX_LINE_ARGS). */
-export const maxLineWords = 64;
 
 /** The finding for a line with more words than HAProxy reads, or undefined. */
 export function wordLimitFinding(line: ConfigLine): LintFinding | undefined {

@@ -14,38 +14,9 @@
  * built once for a state and edited by the Ingresses that went and came, so an admission
  * review looks again only at the hosts the reviewed Ingress names.
  */
-import { annotationPrefix } from './ingress-checks.ts';
-import type { IngressProblem } from './ingress-checks.ts';
+import { hostSharingAnnotation, sharingEntries } from './host-sharing.ts';
 import { olderFirst, servedHost } from './ingress-claims.ts';
 import type { ValidIngress } from './validate-ingress.ts';
-
-/** The annotation's name under annotationPrefix, as ValidIngress.annotations holds it. */
-export const hostSharingAnnotation = 'host-shared-with';
-
-const namespacePattern = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
-function sharingEntries(value: string): string[] {
-  return value
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-}
-
-/** A value of the sharing annotation that is not a list of namespaces, or `*`. */
-export function hostSharingProblem(
-  annotations: Readonly<Record<string, string>>,
-  ingress: string,
-): IngressProblem | undefined {
-  const value = annotations[hostSharingAnnotation];
-  if (value === undefined) return undefined;
-  const bad = sharingEntries(value).find((entry) => entry !== '*' && !namespacePattern.test(entry));
-  if (bad === undefined) return undefined;
-  const key = `${annotationPrefix}${hostSharingAnnotation}`;
-  return {
-    field: `metadata.annotations[${JSON.stringify(key)}]`,
-    message: `Ingress ${ingress} has ${key} naming ${JSON.stringify(bad.slice(0, 80))}, which is not a namespace; list namespace names separated by commas, or * to share this Ingress's hosts with every namespace.`,
-  };
-}
 
 /** The namespaces an Ingress shares its hosts with (`*`: all). */
 function sharedWith(ingress: ValidIngress): readonly string[] {

@@ -17,7 +17,7 @@ import {
   templateAnnotations,
 } from './ingress-checks.ts';
 import type { BackendView, IngressView } from './ingress-view.ts';
-import { hostSharingProblem } from './host-ownership.ts';
+import { hostSharingProblem } from './host-sharing.ts';
 
 export interface ServiceRef {
   readonly name: string;

@@ -25,7 +25,7 @@ import {
   inspectHaproxyConfig,
 } from '../../../src/validation/haproxy-config-lint.ts';
 import { splitConfig, splitConfigLine } from '../../../src/validation/haproxy-config-words.ts';
-import { maxLineWords } from '../../../src/validation/haproxy-word-limit.ts';
+import { maxLineWords } from '../../../src/validation/haproxy-config-words.ts';
 
 const head = `global
   default-path config
