@@ -34,8 +34,8 @@ import type { RuntimeChangeRequestBody } from '../src/agent-api/api-types.ts';
 import { encodeApply } from '../src/agent-api/apply-encoding.ts';
 import { digestOf } from '../src/agent-api/apply-request.ts';
 import { fileSetDigest } from '../src/agent-api/file-set-digest.ts';
-import { runtimePlan } from '../src/agent-api/runtime-changes.ts';
-import { AgentClient, type BundleFile } from '../src/controller/agent-client.ts';
+import { runtimePlan } from '../src/haproxy/runtime-changes.ts';
+import { AgentClient, type BundleFile } from '../src/controller/delivery/agent-client.ts';
 import {
   type CertificateAuthority,
   type LeafRole,

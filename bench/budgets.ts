@@ -1,5 +1,5 @@
 /**
- * What the model budgets bound (src/controller/model-budgets.ts): the memory `haproxy -c`
+ * What the model budgets bound (src/controller/routing/model-budgets.ts): the memory `haproxy -c`
  * takes for a configuration of n server slots laid out as the default template writes them
  * (backends of 128 slots, a quarter of them spare and disabled), and for n certificate files
  * of one ECDSA P-256 certificate and key each. Peak address space (VmPeak, what the sandbox's
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { tlsData } from './controller-fixture.ts';
-import { defaultModelBudgets } from '../src/controller/model-budgets.ts';
+import { defaultModelBudgets } from '../src/controller/routing/model-budgets.ts';
 
 const slotSizes = (process.argv[2] ?? '8192,49152').split(',').map(Number);
 const certificateCounts = (process.argv[3] ?? '1000,4000').split(',').map(Number);

@@ -13,7 +13,7 @@ import type {
   EndpointSliceView,
   SecretView,
   ServiceView,
-} from '../src/controller/cluster-snapshot.ts';
+} from '../src/controller/routing/cluster-snapshot.ts';
 import { type IngressView, readIngress } from '../src/validation/ingress-view.ts';
 import { anyRangeEndpointRules } from '../src/validation/endpoint-addresses.ts';
 

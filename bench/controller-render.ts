@@ -15,16 +15,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalSandbox } from '../dev/lib/local-sandbox.ts';
-import { checkBundle } from '../src/controller/bundle-check.ts';
-import { assembleBundle, renderBundle, requestModel } from '../src/controller/render-bundle.ts';
-import { readTemplateConfig } from '../src/controller/template-config.ts';
+import { checkBundle } from '../src/controller/pipeline/bundle-check.ts';
+import { assembleBundle, renderBundle, requestModel } from '../src/controller/render/render-bundle.ts';
+import { readTemplateConfig } from '../src/api/template-config.ts';
 import {
   createTemplateEngine,
   parseTemplates,
   renderTemplates,
   templateContext,
-} from '../src/controller/template-engine.ts';
-import { TemplateRenderer } from '../src/controller/template-renderer.ts';
+} from '../src/controller/render/template-engine.ts';
+import { TemplateRenderer } from '../src/controller/render/template-renderer.ts';
 import { defaultTemplateConfig, snapshotOf } from './controller-fixture.ts';
 
 const sizes = (process.argv[2] ?? '100,1000,5000').split(',').map(Number);

@@ -13,20 +13,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalSandbox } from '../dev/lib/local-sandbox.ts';
-import { checkBundle } from '../src/controller/bundle-check.ts';
-import { ContextEncoder } from '../src/controller/context-transfer.ts';
-import { KeptBackends } from '../src/controller/model-backends.ts';
+import { checkBundle } from '../src/controller/pipeline/bundle-check.ts';
+import { ContextEncoder } from '../src/controller/render/context-transfer.ts';
+import { KeptBackends } from '../src/controller/routing/model-backends.ts';
 import {
   KeptBytes,
   KeptLint,
   type KeptWork,
   assembleBundle,
   requestModel,
-} from '../src/controller/render-bundle.ts';
-import { KeptModel } from '../src/controller/routing-model.ts';
-import { readTemplateConfig } from '../src/controller/template-config.ts';
-import { templateContext } from '../src/controller/template-engine.ts';
-import { TemplateRenderer } from '../src/controller/template-renderer.ts';
+} from '../src/controller/render/render-bundle.ts';
+import { KeptModel } from '../src/controller/routing/routing-model.ts';
+import { readTemplateConfig } from '../src/api/template-config.ts';
+import { templateContext } from '../src/controller/render/template-engine.ts';
+import { TemplateRenderer } from '../src/controller/render/template-renderer.ts';
 import { readIngress } from '../src/validation/ingress-view.ts';
 import { defaultTemplateConfig, snapshotOf } from './controller-fixture.ts';
 

@@ -27,7 +27,7 @@ const outdir = values.outdir;
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: projectRoot,
-  entryPoints: ['src/cli/main.ts', 'src/controller/render-worker.ts'],
+  entryPoints: ['src/cli/main.ts', 'src/controller/render/render-worker.ts'],
   outbase: 'src',
   outdir,
   bundle: true,

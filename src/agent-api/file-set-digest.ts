@@ -4,7 +4,7 @@
  * it from the digests it sent, the agent from the digests it recorded. Pure.
  */
 import { createHash } from 'node:crypto';
-import type { FileDigest } from './runtime-changes.ts';
+import type { FileDigest } from '../haproxy/runtime-changes.ts';
 
 /** `sha256:` over the files sorted by path, one `path digest` line each (paths have no spaces or line breaks). */
 export function fileSetDigest(files: readonly FileDigest[]): string {

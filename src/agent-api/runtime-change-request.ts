@@ -5,8 +5,8 @@
  * change fits the agent's files is the apply service's decision, not the parser's.
  */
 import { isIP } from 'node:net';
-import type { ServerChange } from './runtime-changes.ts';
-import { runtimeNamePattern } from './runtime-changes.ts';
+import type { ServerChange } from '../haproxy/runtime-changes.ts';
+import { runtimeNamePattern } from '../haproxy/runtime-changes.ts';
 import { type AgentFailure, agentReasons } from './reasons.ts';
 
 /** Slots one runtime change may set. @default 10,000 */

@@ -26,16 +26,16 @@ import {
   rewrittenPlan,
   runtimePlan,
   slotLineFindings,
-} from '../agent-api/runtime-changes.ts';
+} from '../haproxy/runtime-changes.ts';
 import { fileSetDigest } from '../agent-api/file-set-digest.ts';
 import type { RuntimeChangeRequest } from '../agent-api/runtime-change-request.ts';
 import { checkHAProxyConfig } from '../sandbox/check-client.ts';
-import { inspectHaproxyConfig } from '../validation/haproxy-config-lint.ts';
+import { inspectHaproxyConfig } from '../haproxy/config-lint.ts';
 import {
   type FilesInspection,
   describeFindings,
   inspectConfigFiles,
-} from '../validation/haproxy-files-lint.ts';
+} from '../haproxy/files-lint.ts';
 import type { ConfigFileStore, PathConflict } from './file-store.ts';
 import { type AppliedFile, type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
 import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';

@@ -8,7 +8,7 @@
  * CLI reads one buffer per line), `;`-separated. Old workers keep the configuration they were
  * started with and only finish their connections.
  */
-import { type ServerChange, serverCommands } from '../agent-api/runtime-changes.ts';
+import { type ServerChange, serverCommands } from '../haproxy/runtime-changes.ts';
 import { describeError } from '../errors.ts';
 import type { MasterSocket } from './master-socket.ts';
 import { parseServerStates, serverStateMismatch } from './server-state.ts';

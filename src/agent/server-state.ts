@@ -6,7 +6,7 @@
  *   # be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state … srv_port …
  *   2 web 2 s2 10.0.0.7 2 4 1 1 0 1 0 0 8 0 0 0 - 8080 - 0 0 - - 0
  */
-import type { ServerChange } from '../agent-api/runtime-changes.ts';
+import type { ServerChange } from '../haproxy/runtime-changes.ts';
 
 export interface ServerState {
   readonly address: string;

@@ -19,8 +19,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import { statusRows } from '../cli/certificates-status-rows.ts';
-import type { ReplicaReportSource } from '../kube/replica-reports.ts';
+import { statusRows } from './status-rows.ts';
+import type { ReplicaReportSource } from './replica-reports.ts';
 import { sha256Fingerprint } from '../pki/index.ts';
 import { type ExpectedTrust, expectedTrustOf } from './expected-trust.ts';
 import {

@@ -12,7 +12,7 @@ import { loadKubeConfig } from '../kube/kube-config.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
 import { SecretClient } from '../kube/secrets.ts';
 import { readPackageVersion } from '../version.ts';
-import { ClusterReplicaReports } from '../kube/replica-reports.ts';
+import { ClusterReplicaReports } from './replica-reports.ts';
 import { renewCertificates } from './reconciler.ts';
 import type { RenewalSettings } from './renewal-run-input.ts';
 

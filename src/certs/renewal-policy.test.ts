@@ -9,9 +9,9 @@ import {
   issueLeaf,
   sha256Fingerprint,
 } from '../pki/index.ts';
-import type { TlsStateEntryParse } from '../controller/tls-state-entry.ts';
+import type { TlsStateEntryParse } from '../api/tls-state-entry.ts';
 import { certificateSerial } from '../tls/loaded-report.ts';
-import { statusRows } from '../cli/certificates-status-rows.ts';
+import { statusRows } from './status-rows.ts';
 import { type ReplicaConvergence, replicaConvergence } from './replica-convergence.ts';
 import { renewalReasons } from './reasons.ts';
 import type {

@@ -12,12 +12,12 @@ import {
   type V1Secret,
 } from '@kubernetes/client-node';
 import { agentTlsVolume } from '../certs/expiry-sources.ts';
-import type { TlsPeerRole, TlsStateEntryParse } from '../controller/tls-state-entry.ts';
+import type { TlsPeerRole, TlsStateEntryParse } from '../api/tls-state-entry.ts';
 import {
   templateConfigGroup,
   templateConfigPlural,
   templateConfigVersion,
-} from '../controller/template-config.ts';
+} from '../api/template-config.ts';
 import { makeApiClient } from '../kube/api-client.ts';
 import { apiStatus } from '../kube/api-errors.ts';
 import { loadKubeConfig } from '../kube/kube-config.ts';
@@ -27,7 +27,7 @@ import {
   podSelector,
   recordedTlsEntries,
   templateConfigFlag,
-} from '../kube/replica-reports.ts';
+} from '../certs/replica-reports.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
 import { componentName, releaseFullname } from '../validation/chart-names.ts';
 import { readPackageVersion } from '../version.ts';

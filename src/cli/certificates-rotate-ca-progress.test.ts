@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TlsReport } from '../agent-api/tls-report.ts';
-import type { TlsStateEntryParse } from '../controller/tls-state-entry.ts';
+import type { TlsStateEntryParse } from '../api/tls-state-entry.ts';
 import { type ProgressInput, rotationLagging } from './certificates-rotate-ca-progress.ts';
 
 const now = new Date('2030-03-01T12:00:00Z');

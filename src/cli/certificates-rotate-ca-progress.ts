@@ -12,10 +12,10 @@
  *
  * Pure: the result is what is still missing, one sentence per Pod; empty when done.
  */
-import type { TlsPeerRole, TlsStateEntryParse } from '../controller/tls-state-entry.ts';
+import type { TlsPeerRole, TlsStateEntryParse } from '../api/tls-state-entry.ts';
 import type { RotationStageName } from '../certs/ca-rotation-record.ts';
 import type { ExpectedTrust } from '../certs/expected-trust.ts';
-import { statusRows } from './certificates-status-rows.ts';
+import { statusRows } from '../certs/status-rows.ts';
 
 export interface ProgressInput {
   readonly stage: RotationStageName;

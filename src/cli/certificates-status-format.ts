@@ -1,6 +1,6 @@
 /** `haptic certificates status`, the output: a table (one row per Pod) or JSON. Pure. */
 import { formatDuration } from '../certs/duration-text.ts';
-import type { StatusRow } from './certificates-status-rows.ts';
+import type { StatusRow } from '../certs/status-rows.ts';
 import { shortFingerprint } from '../pki/fingerprint.ts';
 
 const headers = [

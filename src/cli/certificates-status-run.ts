@@ -5,7 +5,7 @@
  * entries in the HAProxyTemplateConfig status — and prints one row per Pod. Returns the exit
  * code: 0 converged, 1 not, 2 when the cluster cannot be read.
  */
-import type { TlsPeerRole } from '../controller/tls-state-entry.ts';
+import type { TlsPeerRole } from '../api/tls-state-entry.ts';
 import { describeError } from '../errors.ts';
 import { issuerSecretKeys } from '../secrets/layout.ts';
 import { connectRelease, readReleaseTls } from './certificates-release-reader.ts';
@@ -15,7 +15,7 @@ import {
   expectedTrustOf,
 } from '../certs/expected-trust.ts';
 import { formatStatusJson, formatStatusTable } from './certificates-status-format.ts';
-import { statusRows } from './certificates-status-rows.ts';
+import { statusRows } from '../certs/status-rows.ts';
 
 export interface StatusCommandOptions {
   readonly namespace: string;

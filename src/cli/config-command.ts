@@ -65,7 +65,7 @@ async function readConfiguration(target: string): Promise<{
 
 /** The lint's findings as output lines; empty when everything passes. */
 async function lintLines(files: readonly ApplyFile[]): Promise<string[]> {
-  const { inspectConfigFiles } = await import('../validation/haproxy-files-lint.ts');
+  const { inspectConfigFiles } = await import('../haproxy/files-lint.ts');
   const { findings } = inspectConfigFiles((path) => {
     const file = files.find((candidate) => candidate.path === path);
     return file === undefined ? undefined : Buffer.from(file.content).toString('utf8');

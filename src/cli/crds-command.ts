@@ -16,7 +16,7 @@ export function registerCrdsCommand(program: Command): void {
     .action(async (options: { kubeconfig?: string }) => {
       // Implementations load on use, so every command starts quickly.
       const [{ applyEmbeddedCrds }, { loadKubeConfig }, { createLogger }] = await Promise.all([
-        import('../crds/apply-crds.ts'),
+        import('../api/apply-crds.ts'),
         import('../kube/kube-config.ts'),
         import('../logger.ts'),
       ]);

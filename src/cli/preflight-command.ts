@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { templateConfigKind } from '../controller/template-config.ts';
+import { templateConfigKind } from '../api/template-config.ts';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { readPackageVersion } from '../version.ts';
 import type {
@@ -145,7 +145,7 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
   };
   const helm = startReleaseRender(ioOptions);
   // The template lint's render process (a second Node) starts next, to be up when helm ends.
-  const renderProcess = import('../controller/template-renderer.ts').then(
+  const renderProcess = import('../controller/render/template-renderer.ts').then(
     ({ startRenderProcess }) => startRenderProcess(),
   );
   renderProcess.catch(() => undefined);

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ListenAddress } from '../net/listen-address.ts';
-import { type LoadBalancerAddress, parseStatusAddresses } from '../controller/ingress-status.ts';
+import { type LoadBalancerAddress, parseStatusAddresses } from '../controller/status/ingress-status.ts';
 import { defaultCheckSocket } from '../sandbox/sandbox-protocol.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
 import {
@@ -16,7 +16,7 @@ import {
   seconds,
   trueOrFalse,
 } from './option-parsers.ts';
-import { defaultModelBudgets } from '../controller/model-budgets.ts';
+import { defaultModelBudgets } from '../controller/routing/model-budgets.ts';
 
 const mebibyte = 1024 * 1024;
 

@@ -8,8 +8,8 @@
 import type { Finding, RenderedObjectView } from '../validation/index.ts';
 import { validationCodes } from '../validation/index.ts';
 import { error } from '../validation/finding.ts';
-import { emptySnapshot } from '../controller/cluster-snapshot.ts';
-import { ConfigPipeline } from '../controller/config-pipeline.ts';
+import { emptySnapshot } from '../controller/routing/cluster-snapshot.ts';
+import { ConfigPipeline } from '../controller/pipeline/config-pipeline.ts';
 
 /** The findings of the lint of these HAProxyTemplateConfigs (rendered objects of that kind). */
 export async function lintTemplateConfigs(

@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ClusterSnapshot, EndpointSliceView, SecretView } from './cluster-snapshot.ts';
-import { ConfigPipeline } from './config-pipeline.ts';
-import { KeptBackends } from './model-backends.ts';
-import { KeptModel, buildRoutingModel } from './routing-model.ts';
-import { createRoutingReviewer } from './routing-reviewer.ts';
+import type { ClusterSnapshot, EndpointSliceView, SecretView } from './routing/cluster-snapshot.ts';
+import { ConfigPipeline } from './pipeline/config-pipeline.ts';
+import { KeptBackends } from './routing/model-backends.ts';
+import { KeptModel, buildRoutingModel } from './routing/routing-model.ts';
+import { createRoutingReviewer } from './admission/routing-reviewer.ts';
 import { type IngressView, readIngress } from '../validation/ingress-view.ts';
 import { anyRangeEndpointRules } from '../validation/endpoint-addresses.ts';
 

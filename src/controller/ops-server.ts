@@ -5,7 +5,7 @@
 import { type Server, createServer } from 'node:http';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import type { ListenAddress } from '../net/listen-address.ts';
-import type { ControllerMetrics } from './controller-metrics.ts';
+import type { ControllerMetrics } from './status/controller-metrics.ts';
 
 export interface OpsServers {
   readonly healthPort: number;

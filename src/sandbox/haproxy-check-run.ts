@@ -4,12 +4,12 @@
  * `haproxy -c -C <config> -f <config>/haproxy.cfg`, an environment of
  * PATH, HOME and TMPDIR only (the latter two a scratch directory of this check), no stdin, its
  * own process group killed with SIGKILL at the time limit and again when it ends (nothing it
- * started outlives it), and output read up to a bound and reduced (haproxy-message.ts) before
+ * started outlives it), and output read up to a bound and reduced (haproxy/message.ts) before
  * it leaves the sandbox.
  */
 import { execa } from 'execa';
 import { configFileName } from '../agent-api/api-types.ts';
-import { reduceHaproxyMessage } from '../validation/haproxy-message.ts';
+import { reduceHaproxyMessage } from '../haproxy/message.ts';
 import { isolationFailed } from './network-isolation.ts';
 import type { CheckOutcome } from './sandbox-protocol.ts';
 import { type SandboxLimits, mebibytes, prlimitArgs } from './sandbox-limits.ts';

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { certificatePem } from '../controller/tls-secret.ts';
+import { certificatePem } from '../controller/routing/tls-secret.ts';
 
 const now = new Date();
 let dir: string;

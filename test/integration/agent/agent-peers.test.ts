@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeAtomicProjection } from '../../../dev/lib/atomic-writer.ts';
 import { encodeApply } from '../../../src/agent-api/apply-encoding.ts';
-import { AgentClient } from '../../../src/controller/agent-client.ts';
+import { AgentClient } from '../../../src/controller/delivery/agent-client.ts';
 import type { CertificateAuthority } from '../../../src/pki/index.ts';
 import { TlsMaterialWatcher } from '../../../src/tls/material-watcher.ts';
 import { rawRequest } from './raw-request.ts';

@@ -18,23 +18,23 @@ import { writeAtomicProjection } from '../../../dev/lib/atomic-writer.ts';
 import { encodeApply } from '../../../src/agent-api/apply-encoding.ts';
 import { digestOf } from '../../../src/agent-api/apply-request.ts';
 import { fileSetDigest } from '../../../src/agent-api/file-set-digest.ts';
-import { runtimePlan } from '../../../src/agent-api/runtime-changes.ts';
+import { runtimePlan } from '../../../src/haproxy/runtime-changes.ts';
 import { MasterSocket } from '../../../src/agent/master-socket.ts';
 import { parseProcessList } from '../../../src/agent/process-list.ts';
-import { AgentClient, type AgentEndpoint } from '../../../src/controller/agent-client.ts';
+import { AgentClient, type AgentEndpoint } from '../../../src/controller/delivery/agent-client.ts';
 import {
   AgentDelivery,
   type DeliveryRound,
   type DesiredConfig,
   desiredConfig,
-} from '../../../src/controller/agent-delivery.ts';
-import type { AgentDiscovery } from '../../../src/controller/agent-discovery.ts';
-import { ControllerMetrics } from '../../../src/controller/controller-metrics.ts';
+} from '../../../src/controller/delivery/agent-delivery.ts';
+import type { AgentDiscovery } from '../../../src/controller/delivery/agent-discovery.ts';
+import { ControllerMetrics } from '../../../src/controller/status/controller-metrics.ts';
 import {
   type AgentApplyResult,
   applyToAgents,
   callAgents,
-} from '../../../src/controller/agent-fanout.ts';
+} from '../../../src/controller/delivery/agent-fanout.ts';
 import { TlsMaterialWatcher } from '../../../src/tls/material-watcher.ts';
 import { Replica } from './replica.ts';
 import { identitySecret, specMaterial } from './test-pki.ts';

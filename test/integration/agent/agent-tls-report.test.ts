@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeAtomicProjection } from '../../../dev/lib/atomic-writer.ts';
 import { type TlsReport, parseTlsReport } from '../../../src/agent-api/tls-report.ts';
-import { AgentClient } from '../../../src/controller/agent-client.ts';
+import { AgentClient } from '../../../src/controller/delivery/agent-client.ts';
 import { TlsMaterialWatcher } from '../../../src/tls/material-watcher.ts';
 import { eventually } from '../../support/eventually.ts';
 import { Replica } from './replica.ts';

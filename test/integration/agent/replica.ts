@@ -23,7 +23,7 @@ import { projectRoot } from '../../../dev/lib/tools.ts';
 import { sitePorts } from './site.ts';
 import { getLocal } from '../../../src/agent/local-client.ts';
 import { MasterSocket } from '../../../src/agent/master-socket.ts';
-import type { AgentEndpoint } from '../../../src/controller/agent-client.ts';
+import type { AgentEndpoint } from '../../../src/controller/delivery/agent-client.ts';
 
 export const cliPath = join(projectRoot, 'src/cli/main.ts');
 

@@ -6,7 +6,7 @@
  */
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { BundleFile } from '../../../src/controller/agent-client.ts';
+import type { BundleFile } from '../../../src/controller/delivery/agent-client.ts';
 import type { CertificateAuthority } from '../../../src/pki/index.ts';
 import type { Replica } from './replica.ts';
 import { caPem, leaf } from './test-pki.ts';

@@ -6,8 +6,8 @@
  */
 import { Agent, request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigPipeline } from '../../../src/controller/config-pipeline.ts';
-import { createRoutingReviewer } from '../../../src/controller/routing-reviewer.ts';
+import { ConfigPipeline } from '../../../src/controller/pipeline/config-pipeline.ts';
+import { createRoutingReviewer } from '../../../src/controller/admission/routing-reviewer.ts';
 import {
   encodeCertificateChain,
   encodePrivateKey,

@@ -27,7 +27,7 @@ import {
   templateConfigGroup,
   templateConfigPlural,
   templateConfigVersion,
-} from '../../../src/controller/template-config.ts';
+} from '../../../src/api/template-config.ts';
 import { certificateFingerprint, decodeCertificateChain } from '../../../src/pki/index.ts';
 import { adminKubeConfig, kubectl } from '../../support/cluster.ts';
 import { type SelfSigned, selfSignedCertificate } from '../../support/self-signed.ts';

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
-import type { BundleFile } from '../../../src/controller/agent-client.ts';
-import type { ClusterSnapshot, SecretView } from '../../../src/controller/cluster-snapshot.ts';
-import { ConfigPipeline } from '../../../src/controller/config-pipeline.ts';
+import type { BundleFile } from '../../../src/controller/delivery/agent-client.ts';
+import type { ClusterSnapshot, SecretView } from '../../../src/controller/routing/cluster-snapshot.ts';
+import { ConfigPipeline } from '../../../src/controller/pipeline/config-pipeline.ts';
 import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
 import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
 

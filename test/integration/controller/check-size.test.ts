@@ -20,8 +20,8 @@ import type {
   ClusterSnapshot,
   EndpointSliceView,
   ServiceView,
-} from '../../../src/controller/cluster-snapshot.ts';
-import { ConfigPipeline } from '../../../src/controller/config-pipeline.ts';
+} from '../../../src/controller/routing/cluster-snapshot.ts';
+import { ConfigPipeline } from '../../../src/controller/pipeline/config-pipeline.ts';
 import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
 import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
 

@@ -15,9 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
-import { type ClusterSnapshot, emptySnapshot } from '../../../src/controller/cluster-snapshot.ts';
-import { ConfigPipeline } from '../../../src/controller/config-pipeline.ts';
-import { createRoutingReviewer } from '../../../src/controller/routing-reviewer.ts';
+import { type ClusterSnapshot, emptySnapshot } from '../../../src/controller/routing/cluster-snapshot.ts';
+import { ConfigPipeline } from '../../../src/controller/pipeline/config-pipeline.ts';
+import { createRoutingReviewer } from '../../../src/controller/admission/routing-reviewer.ts';
 import {
   encodeCertificateChain,
   encodePrivateKey,

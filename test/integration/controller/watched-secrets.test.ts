@@ -10,8 +10,8 @@
 import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterWatch } from '../../../src/controller/cluster-watch.ts';
-import { certificateAuthorityLabel } from '../../../src/controller/watched-secrets.ts';
+import { ClusterWatch } from '../../../src/controller/watch/cluster-watch.ts';
+import { certificateAuthorityLabel } from '../../../src/controller/watch/watched-secrets.ts';
 import { RequestCounter } from '../../../src/kube/request-counter.ts';
 import { selfSignedCertificate } from '../../support/self-signed.ts';
 import { adminKubeConfig, createTestNamespace } from '../../support/cluster.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
-import { readEmbeddedCrds } from '../../../src/crds/embedded-crds.ts';
+import { readEmbeddedCrds } from '../../../src/api/embedded-crds.ts';
 import { createTestNamespace, kubectl, serviceAccountKubeconfig } from '../../support/cluster.ts';
 
 const crd = 'haproxytemplateconfigs.haproxy-haptic.org';

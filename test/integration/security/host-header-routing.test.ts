@@ -28,17 +28,17 @@ import type {
   ClusterSnapshot,
   EndpointSliceView,
   ServiceView,
-} from '../../../src/controller/cluster-snapshot.ts';
-import { assembleBundle, requestModel } from '../../../src/controller/render-bundle.ts';
-import { readTemplateConfig } from '../../../src/controller/template-config.ts';
+} from '../../../src/controller/routing/cluster-snapshot.ts';
+import { assembleBundle, requestModel } from '../../../src/controller/render/render-bundle.ts';
+import { readTemplateConfig } from '../../../src/api/template-config.ts';
 import {
   createTemplateEngine,
   parseTemplates,
   renderTemplates,
   templateContext,
-} from '../../../src/controller/template-engine.ts';
+} from '../../../src/controller/render/template-engine.ts';
 import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
-import { inspectConfigFiles } from '../../../src/validation/haproxy-files-lint.ts';
+import { inspectConfigFiles } from '../../../src/haproxy/files-lint.ts';
 import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
 
 /** This file's own loopback address: HAProxy binds the template's fixed ports 8080 and 8443. */

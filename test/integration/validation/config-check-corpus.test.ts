@@ -23,7 +23,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { plainHaproxyCheck } from '../../support/plain-haproxy-check.ts';
-import { inspectConfigFiles } from '../../../src/validation/haproxy-files-lint.ts';
+import { inspectConfigFiles } from '../../../src/haproxy/files-lint.ts';
 import {
   type ConfigAttack,
   attackSecret,

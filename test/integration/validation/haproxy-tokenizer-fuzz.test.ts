@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inspectHaproxyConfig } from '../../../src/validation/haproxy-config-lint.ts';
-import { splitConfig } from '../../../src/validation/haproxy-config-words.ts';
+import { inspectHaproxyConfig } from '../../../src/haproxy/config-lint.ts';
+import { splitConfig } from '../../../src/haproxy/config-words.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'haptic-fuzz-'));
 afterAll(() => {

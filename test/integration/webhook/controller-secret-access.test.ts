@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
-import { watchedSecretSelectors } from '../../../src/controller/watched-secrets.ts';
+import { watchedSecretSelectors } from '../../../src/controller/watch/watched-secrets.ts';
 import { errorCodes } from '../../../src/errors.ts';
 import { createKubeLiveReader } from '../../../src/webhook/kube-live-reader.ts';
 import { readLiveState } from '../../../src/webhook/release-io.ts';

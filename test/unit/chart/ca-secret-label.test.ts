@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { certificateAuthorityLabel } from '../../../src/controller/watched-secrets.ts';
+import { certificateAuthorityLabel } from '../../../src/controller/watch/watched-secrets.ts';
 import { chartModeNames, chartModes, renderMode } from './chart-fixtures.ts';
 
 interface CertificateSpec {

@@ -3,7 +3,7 @@
  * controller's own (one derivation: a chart default that drifted would be the budget in force).
  */
 import { describe, expect, it } from 'vitest';
-import { defaultModelBudgets } from '../../../src/controller/model-budgets.ts';
+import { defaultModelBudgets } from '../../../src/controller/routing/model-budgets.ts';
 import type { RenderedObject } from '../../../src/render/index.ts';
 import { findObject, renderMode } from './chart-fixtures.ts';
 

@@ -4,7 +4,7 @@
  * controller's own parser accepts what the values schema lets through for the usual forms.
  */
 import { describe, expect, it } from 'vitest';
-import { parseStatusAddresses } from '../../../src/controller/ingress-status.ts';
+import { parseStatusAddresses } from '../../../src/controller/status/ingress-status.ts';
 import { findObject, renderMode, runHelm, writeValuesFile, chartDir } from './chart-fixtures.ts';
 
 interface Container {

@@ -1,0 +1,591 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ClusterSnapshot, EndpointSliceView, SecretView } from './cluster-snapshot.ts';
+import { ingressEvents, ingressStates } from './ingress-events.ts';
+import { readIngress } from '../../validation/ingress-view.ts';
+import { KeptBackends, maxServersPerBackend } from './model-backends.ts';
+import { buildRoutingModel } from './routing-model.ts';
+import { type EndpointRules, anyRangeEndpointRules } from '../../validation/endpoint-addresses.ts';
+
+interface ViewOptions {
+  readonly namespace?: string;
+  readonly created?: string;
+  readonly tls?: readonly Record<string, unknown>[];
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+function view(name: string, rules: readonly Record<string, unknown>[], options: ViewOptions = {}) {
+  const parsed = readIngress({
+    kind: 'Ingress',
+    metadata: {
+      namespace: options.namespace ?? 'app',
+      name,
+      ...(options.created === undefined ? {} : { creationTimestamp: options.created }),
+      ...(options.annotations === undefined ? {} : { annotations: options.annotations }),
+    },
+    spec: { rules, ...(options.tls === undefined ? {} : { tls: options.tls }) },
+  });
+  if (typeof parsed === 'string') throw new Error(parsed);
+  return parsed;
+}
+
+const path = (p: string, pathType: string, service = 'web') => ({
+  path: p,
+  pathType,
+  backend: { service: { name: service, port: { name: 'http' } } },
+});
+
+const rule = (host: string, ...paths: ReturnType<typeof path>[]) => ({ host, http: { paths } });
+
+function slice(addressType: string, addresses: readonly string[], ready = true): EndpointSliceView {
+  return {
+    namespace: 'app',
+    name: `web-${addressType}`,
+    serviceName: 'web',
+    addressType,
+    ports: [{ name: 'http', port: 8080 }],
+    endpoints: [{ addresses, ready }],
+  };
+}
+
+function snapshot(
+  ingresses: ReturnType<typeof view>[],
+  more: Partial<ClusterSnapshot> = {},
+): ClusterSnapshot {
+  return {
+    ingresses,
+    services: new Map(
+      ['app', 'team'].flatMap((namespace) =>
+        ['web', 'other'].map(
+          (name) =>
+            [
+              `${namespace}/${name}`,
+              { namespace, name, ports: [{ name: 'http', port: 80 }] },
+            ] as const,
+        ),
+      ),
+    ),
+    endpointSlices: new Map(),
+    secrets: new Map(),
+    fqdnNames: new Map(),
+    endpointRules: anyRangeEndpointRules,
+    ...more,
+  };
+}
+
+const now = new Date('2026-11-29T12:00:00Z');
+
+const tmp = mkdtempSync(join(tmpdir(), 'routing-model-'));
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A Secret with a self-signed certificate made by openssl; `key` as `openssl genpkey` args. */
+function tlsSecret(name: string, host: string, key: readonly string[]): SecretView {
+  const dir = mkdtempSync(join(tmp, `${name}-`));
+  execFileSync('openssl', ['genpkey', ...key, '-out', join(dir, 'tls.key')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      ...['req', '-x509', '-key', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt')],
+      ...['-days', '3', '-subj', `/CN=${host}`],
+    ],
+    { stdio: 'ignore' },
+  );
+  const data = (file: string) => readFileSync(join(dir, file)).toString('base64');
+  return {
+    namespace: 'app',
+    name,
+    data: { 'tls.crt': data('tls.crt'), 'tls.key': data('tls.key') },
+  };
+}
+
+const p256 = ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+
+describe('buildRoutingModel', () => {
+  it('orders map entries so Exact wins over Prefix and the longest prefix comes first', () => {
+    const { model } = buildRoutingModel(
+      snapshot([
+        view('a', [
+          rule(
+            'a.example.com',
+            path('/', 'Prefix'),
+            path('/api/', 'Prefix'),
+            path('/api', 'Exact'),
+          ),
+        ]),
+      ]),
+      { now },
+    );
+    expect(model.exactMap).toEqual([
+      { key: 'a.example.com/', backend: 'app:web:http' },
+      { key: 'a.example.com/api', backend: 'app:web:http' },
+    ]);
+    expect(model.prefixMap.map((entry) => entry.key)).toEqual([
+      'a.example.com/api/',
+      'a.example.com/',
+    ]);
+  });
+
+  describe('contested hosts and paths: the oldest Ingress keeps them', () => {
+    // The victim is older; the newcomer's namespace sorts first, which decided it before.
+    const victim = view('shop', [rule('shop.example.com', path('/', 'Prefix'))], {
+      namespace: 'team',
+      created: '2026-01-01T00:00:00Z',
+    });
+    const newcomer = view(
+      'grab',
+      [rule('shop.example.com', path('/', 'Prefix', 'other'), path('/own', 'Prefix', 'other'))],
+      { namespace: 'app', created: '2026-06-01T00:00:00Z' },
+    );
+    // The same, in the victim's namespace: Ingresses of one namespace share their hosts.
+    const colleague = view(
+      'grab',
+      [rule('shop.example.com', path('/', 'Prefix', 'other'), path('/own', 'Prefix', 'other'))],
+      { namespace: 'team', created: '2026-06-01T00:00:00Z' },
+    );
+
+    it('serves the older Ingress, whatever order the Ingresses arrive in', () => {
+      const one = buildRoutingModel(snapshot([victim, colleague]), { now });
+      const two = buildRoutingModel(snapshot([colleague, victim]), { now });
+      expect(JSON.stringify(one)).toBe(JSON.stringify(two));
+      expect(one.model.routes.map((route) => `${route.path} ${route.ingress}`)).toEqual([
+        '/own team/grab',
+        '/ team/shop',
+      ]);
+    });
+
+    it('leaves out only the conflicting path of the newer Ingress of the namespace, with one Event naming the holder and the fix', () => {
+      const result = buildRoutingModel(snapshot([victim, colleague]), { now });
+      expect(result.excluded).toEqual([]);
+      expect(result.model.ingresses.map((ingress) => ingress.name)).toEqual(['grab', 'shop']);
+      expect(ingressEvents(result)).toEqual([
+        {
+          namespace: 'team',
+          name: 'grab',
+          reason: 'IngressConflict',
+          message:
+            'Ingress team/grab claims host shop.example.com, Prefix path / in spec.rules[0].http.paths[0], which Ingress team/shop (created earlier) already serves; that path is left out and the rest of team/grab is served. Use another host or path, or remove it from team/shop first.',
+        },
+      ]);
+      expect(ingressStates(result)).toEqual({ served: 1, conflicting: 1, excluded: 0 });
+    });
+
+    it('leaves a host another namespace named first out of the newer Ingress, longer paths and Exact ones too, whatever order they arrive in', () => {
+      const exact = view('exact', [rule('shop.example.com', path('/', 'Exact', 'other'))], {
+        namespace: 'app',
+        created: '2026-07-01T00:00:00Z',
+      });
+      const one = buildRoutingModel(snapshot([victim, newcomer, exact]), { now });
+      const two = buildRoutingModel(snapshot([exact, newcomer, victim]), { now });
+      expect(JSON.stringify(one)).toBe(JSON.stringify(two));
+      expect(one.model.routes.map((route) => `${route.path} ${route.ingress}`)).toEqual([
+        '/ team/shop',
+      ]);
+      expect(one.model.exactMap).toEqual([{ key: 'shop.example.com/', backend: 'team:web:http' }]);
+      expect(ingressEvents(one)).toEqual([
+        expect.objectContaining({ namespace: 'app', name: 'grab', reason: 'HostConflict' }),
+        {
+          namespace: 'app',
+          name: 'exact',
+          reason: 'HostConflict',
+          message:
+            'Ingress app/exact names host shop.example.com in spec.rules[0].http.paths[0], which namespace team owns (Ingress team/shop named it first); its rules and TLS hosts for it are left out and the rest of app/exact is served. Use another host, or have team add app to the haproxy-haptic.org/host-shared-with annotation of team/shop.',
+        },
+      ]);
+      expect(ingressStates(one)).toEqual({ served: 1, conflicting: 2, excluded: 0 });
+    });
+
+    it('serves another namespace on a host its owner shares, where the oldest claim of each path still wins', () => {
+      for (const shares of ['app', 'web, app', '*']) {
+        const shared = view('shop', [rule('shop.example.com', path('/', 'Prefix'))], {
+          namespace: 'team',
+          created: '2026-01-01T00:00:00Z',
+          annotations: { 'haproxy-haptic.org/host-shared-with': shares },
+        });
+        const result = buildRoutingModel(snapshot([shared, newcomer]), { now });
+        expect(result.model.routes.map((route) => `${route.path} ${route.ingress}`)).toEqual([
+          '/own app/grab',
+          '/ team/shop',
+        ]);
+        expect(result.warnings.map((warning) => warning.reason)).toEqual(['IngressConflict']);
+      }
+      const notUs = view('shop', [rule('shop.example.com', path('/', 'Prefix'))], {
+        namespace: 'team',
+        created: '2026-01-01T00:00:00Z',
+        annotations: { 'haproxy-haptic.org/host-shared-with': 'web' },
+      });
+      const result = buildRoutingModel(snapshot([notUs, newcomer]), { now });
+      expect(result.warnings.map((warning) => warning.reason)).toEqual(['HostConflict']);
+    });
+
+    it('hands a host to the next namespace that names it when its owner goes', () => {
+      const result = buildRoutingModel(snapshot([newcomer]), { now });
+      expect(result.model.routes.map((route) => `${route.path} ${route.ingress}`)).toEqual([
+        '/own app/grab',
+        '/ app/grab',
+      ]);
+      expect(result.warnings).toEqual([]);
+    });
+
+    it('excludes an Ingress whose sharing annotation names something that is not a namespace', () => {
+      const bad = view('shop', [rule('shop.example.com', path('/', 'Prefix'))], {
+        namespace: 'team',
+        annotations: { 'haproxy-haptic.org/host-shared-with': 'app, Team_B' },
+      });
+      const result = buildRoutingModel(snapshot([bad]), { now });
+      expect(result.excluded).toEqual([
+        {
+          namespace: 'team',
+          name: 'shop',
+          field: 'metadata.annotations["haproxy-haptic.org/host-shared-with"]',
+          message:
+            'Ingress team/shop has haproxy-haptic.org/host-shared-with naming "Team_B", which is not a namespace; list namespace names separated by commas, or * to share this Ingress\'s hosts with every namespace.',
+        },
+      ]);
+    });
+
+    it.each([
+      ['a trailing slash on a Prefix path', path('/', 'Prefix'), path('//', 'Prefix'), true],
+      [
+        'ImplementationSpecific against Prefix',
+        path('/', 'Prefix'),
+        path('/', 'ImplementationSpecific'),
+        true,
+      ],
+      [
+        'Exact against Prefix on the same path (both served, Exact first)',
+        path('/x', 'Prefix'),
+        path('/x', 'Exact'),
+        false,
+      ],
+      ['different paths', path('/a', 'Prefix'), path('/b', 'Prefix'), false],
+    ])('%s', (_what, older, newer, conflict) => {
+      const first = view('one', [rule('h.example.com', older)], {
+        created: '2026-01-01T00:00:00Z',
+      });
+      const second = view('two', [rule('h.example.com', newer)], {
+        created: '2026-01-02T00:00:00Z',
+      });
+      const result = buildRoutingModel(snapshot([second, first]), { now });
+      expect(result.model.routes.length).toBe(conflict ? 1 : 2);
+      expect(result.warnings.map((warning) => warning.reason)).toEqual(
+        conflict ? ['IngressConflict'] : [],
+      );
+    });
+
+    it('breaks equal ages by namespace then name, and counts an Ingress being created as the newest', () => {
+      const same = '2026-01-01T00:00:00Z';
+      const b = view('b', [rule('h.example.com', path('/', 'Prefix'))], { created: same });
+      const a = view('a', [rule('h.example.com', path('/', 'Prefix'))], {
+        namespace: 'team',
+        created: same,
+      });
+      const fresh = view('0', [rule('h.example.com', path('/', 'Prefix'))], { namespace: 'aaa' });
+      const result = buildRoutingModel(snapshot([fresh, a, b]), { now });
+      expect(result.model.routes.map((route) => route.ingress)).toEqual(['app/b']);
+      expect(result.warnings.map((warning) => warning.ingress)).toEqual(['team/a', 'aaa/0']);
+    });
+
+    it('serves a path written twice in one Ingress once, without a warning', () => {
+      const twice = view('twice', [
+        rule('h.example.com', path('/', 'Prefix'), path('/', 'Prefix', 'other')),
+      ]);
+      const result = buildRoutingModel(snapshot([twice]), { now });
+      expect(result.model.routes.map((route) => route.backend)).toEqual(['app:web:http']);
+      expect(result.warnings).toEqual([]);
+    });
+  });
+
+  describe('endpoints', () => {
+    const ingress = view('a', [rule('a.example.com', path('/', 'Prefix'))]);
+    const serve = (slices: EndpointSliceView[], more: Partial<ClusterSnapshot> = {}) =>
+      buildRoutingModel(
+        snapshot([ingress], { endpointSlices: new Map([['app/web', slices]]), ...more }),
+        {
+          now,
+        },
+      );
+
+    it('takes ready endpoints of matching families, and FQDN names as their resolved addresses', () => {
+      const result = serve(
+        [
+          slice('IPv4', ['10.0.0.2', '::1', '10.0.0.1']),
+          slice('IPv6', ['fd00::1']),
+          slice('FQDN', ['db.example.com', 'pending.example.com', 'bad name']),
+          slice('IPv4', ['10.0.0.9'], false),
+        ],
+        { fqdnNames: new Map([['db.example.com', { addresses: ['10.1.0.1', 'fd00::2'] }]]) },
+      );
+      expect(result.model.backends[0]?.servers.map((server) => server.endpoint)).toEqual([
+        '10.0.0.1:8080',
+        '10.0.0.2:8080',
+        '10.1.0.1:8080',
+        '[fd00::1]:8080',
+        '[fd00::2]:8080',
+      ]);
+      expect(result.warnings).toEqual([]);
+    });
+
+    it('refuses loopback, link-local and unspecified addresses, written or resolved, with an Event naming the slice', () => {
+      const result = serve(
+        [
+          slice('IPv4', ['169.254.169.254', '10.0.0.1']),
+          slice('IPv6', ['fe80::1']),
+          slice('FQDN', ['127.0.0.11', 'localhost.example', 'gone.example']),
+        ],
+        {
+          fqdnNames: new Map([
+            ['127.0.0.11', { addresses: ['127.0.0.11'] }],
+            ['localhost.example', { addresses: ['::1', '0.0.0.0'] }],
+            ['gone.example', { error: 'ENOTFOUND' }],
+          ]),
+        },
+      );
+      expect(result.model.backends[0]?.servers.map((server) => server.endpoint)).toEqual([
+        '10.0.0.1:8080',
+      ]);
+      const [event] = ingressEvents(result);
+      expect(event?.reason).toBe('EndpointRefused');
+      for (const text of [
+        'EndpointSlice app/web-IPv4 of Service app/web lists 169.254.169.254, a link-local address',
+        'EndpointSlice app/web-IPv6 of Service app/web lists fe80::1, a link-local address',
+        // One sentence per slice and reason, naming the addresses.
+        'EndpointSlice app/web-FQDN of Service app/web lists 127.0.0.11, ::1 (localhost.example resolves to it), a loopback address',
+        'lists 0.0.0.0 (localhost.example resolves to it), an unspecified address',
+        'names gone.example, which does not resolve (ENOTFOUND)',
+      ]) {
+        expect(event?.message).toContain(text);
+      }
+    });
+
+    it('serves at most maxServersPerBackend endpoints of a Service, the first in address order, and says so', () => {
+      // Two slices of 1,000 endpoints of 100 addresses each, as the API allows them.
+      const many = (first: number): EndpointSliceView => ({
+        ...slice('IPv4', []),
+        name: `web-many-${String(first)}`,
+        endpoints: Array.from({ length: 1_000 }, (_, e) => ({
+          ready: true,
+          addresses: Array.from({ length: 100 }, (_, a) => {
+            const n = e * 100 + a;
+            return `10.${String(first + (n >> 16))}.${String((n >> 8) & 255)}.${String(n & 255)}`;
+          }),
+        })),
+      });
+      const result = serve([many(0), many(4)]);
+      const servers = result.model.backends[0]?.servers ?? [];
+      expect(servers).toHaveLength(maxServersPerBackend);
+      expect(servers[0]?.endpoint).toBe('10.0.0.0:8080');
+      expect(result.model.backends[0]?.slots).toHaveLength(2 * maxServersPerBackend);
+      expect(result.warnings).toEqual([
+        expect.objectContaining({
+          ingress: 'app/a',
+          reason: 'EndpointRefused',
+          message: expect.stringContaining(
+            `Service app/web has 200000 ready endpoints for port http, more than the ${String(maxServersPerBackend)} one backend serves`,
+          ) as unknown,
+        }),
+      ]);
+    });
+
+    it('refuses every FQDN endpoint when FQDN slices are turned off', () => {
+      const result = serve([slice('FQDN', ['db.example.com']), slice('IPv4', ['10.0.0.1'])], {
+        fqdnNames: 'disabled',
+      });
+      expect(result.model.backends[0]?.servers.map((server) => server.endpoint)).toEqual([
+        '10.0.0.1:8080',
+      ]);
+      expect(result.warnings).toEqual([
+        {
+          ingress: 'app/a',
+          reason: 'EndpointRefused',
+          message:
+            'EndpointSlice app/web-FQDN of Service app/web is of type FQDN, and this controller serves no FQDN endpoints (--fqdn-endpoints=false); its endpoints are left out. List IP addresses in an IPv4 or IPv6 EndpointSlice instead.',
+        },
+      ]);
+    });
+
+    describe("under the cluster's endpoint rules", () => {
+      const endpointRules: EndpointRules = {
+        ownPods: [{ name: 'haptic/haptic-haproxy-7d9-abcde', addresses: ['10.244.254.10'] }],
+        podCIDRs: ['10.244.0.0/16'],
+        podCIDRsFrom: 'nodes',
+        allowedCIDRs: [],
+      };
+
+      it("leaves out an HAProxy Pod's address, a NAT64 form of loopback and an address outside the Pod CIDR, and serves the rest", () => {
+        const result = serve(
+          [
+            slice('IPv4', ['10.244.254.10', '10.244.0.7', '203.0.113.7']),
+            slice('IPv6', ['64:ff9b::7f00:1']),
+            slice('FQDN', ['db.example.com']),
+          ],
+          {
+            endpointRules,
+            fqdnNames: new Map([['db.example.com', { addresses: ['10.244.0.8', '10.96.0.1'] }]]),
+          },
+        );
+        expect(result.model.backends[0]?.servers.map((server) => server.endpoint)).toEqual([
+          '10.244.0.7:8080',
+          '10.244.0.8:8080',
+        ]);
+        expect(result.warnings.map((warning) => warning.message)).toEqual([
+          "EndpointSlice app/web-IPv4 of Service app/web lists 10.244.254.10, the address of Pod haptic/haptic-haproxy-7d9-abcde, one of the ingress controller's own Pods (HAProxy or its controller), so requests sent there would come back into HAProxy; HAProxy does not send traffic there. List the addresses of the Service's real endpoints.",
+          "EndpointSlice app/web-IPv4 of Service app/web lists 203.0.113.7, outside the cluster's Pod CIDRs (10.244.0.0/16, from the Nodes' spec.podCIDRs); HAProxy does not send traffic there. List the addresses of the Service's Pods; for addresses elsewhere (the Service range, host-network Pods, hosts outside the cluster) the cluster operator adds their range to controller.endpoints.allowedCIDRs.",
+          "EndpointSlice app/web-IPv6 of Service app/web lists 64:ff9b::7f00:1, a NAT64 address (64:ff9b::/96) that carries 127.0.0.1, a loopback address (the HAProxy host itself); HAProxy does not send traffic there. List the addresses of the Service's real endpoints.",
+          "EndpointSlice app/web-FQDN of Service app/web lists 10.96.0.1 (db.example.com resolves to it), outside the cluster's Pod CIDRs (10.244.0.0/16, from the Nodes' spec.podCIDRs); HAProxy does not send traffic there. List the addresses of the Service's Pods; for addresses elsewhere (the Service range, host-network Pods, hosts outside the cluster) the cluster operator adds their range to controller.endpoints.allowedCIDRs.",
+        ]);
+        expect(ingressEvents(result)).toEqual([
+          expect.objectContaining({ namespace: 'app', name: 'a', reason: 'EndpointRefused' }),
+        ]);
+      });
+
+      it('names three refused addresses of a slice for one reason and counts the rest', () => {
+        const outside = Array.from(
+          { length: 1_000 },
+          (_, i) => `203.0.${String(i >> 8)}.${String(i & 255)}`,
+        );
+        const result = serve([slice('IPv4', ['10.244.0.7', ...outside])], { endpointRules });
+        expect(result.model.backends[0]?.servers).toHaveLength(1);
+        expect(result.warnings.map((warning) => warning.message)).toEqual([
+          expect.stringMatching(
+            /^EndpointSlice app\/web-IPv4 of Service app\/web lists 203\.0\.0\.0, 203\.0\.0\.1, 203\.0\.0\.2 and 997 more addresses, outside the cluster's Pod CIDRs /,
+          ),
+        ]);
+      });
+
+      it('rebuilds a kept backend when only the rules change', () => {
+        const keptBackends = new KeptBackends();
+        const slices = new Map([['app/web', [slice('IPv4', ['10.244.254.10', '10.244.0.7'])]]]);
+        const build = (rules: EndpointRules) =>
+          buildRoutingModel(snapshot([ingress], { endpointSlices: slices, endpointRules: rules }), {
+            now,
+            keptBackends,
+          }).model.backends[0]?.servers.map((server) => server.address);
+        expect(build({ ...endpointRules, ownPods: [] })).toEqual(['10.244.0.7', '10.244.254.10']);
+        expect(build(endpointRules)).toEqual(['10.244.0.7']);
+      });
+    });
+  });
+
+  describe('TLS', () => {
+    const good = tlsSecret('good', 'a.example.com', p256);
+    const weak = tlsSecret('weak', 'b.example.com', [
+      '-algorithm',
+      'RSA',
+      '-pkeyopt',
+      'rsa_keygen_bits:1024',
+    ]);
+    const secrets = new Map([
+      ['app/good', good],
+      ['app/weak', weak],
+    ]);
+
+    it('serves an Ingress whose Secret is missing or unusable, its hosts on the default certificate, with an Event naming the Secret, the key and the fix', () => {
+      const missing = view('a', [rule('a.example.com', path('/', 'Prefix'))], {
+        tls: [{ hosts: ['a.example.com'], secretName: 'nope' }],
+      });
+      const broken = view('b', [rule('b.example.com', path('/', 'Prefix'))], {
+        tls: [{ hosts: ['b.example.com'], secretName: 'weak' }],
+      });
+      const result = buildRoutingModel(snapshot([missing, broken], { secrets }), { now });
+      expect(result.model.ingresses.map((ingress) => ingress.name)).toEqual(['a', 'b']);
+      expect(result.model.routes).toHaveLength(2);
+      expect(result.model.certificates).toEqual([]);
+      expect([...result.files.keys()]).toEqual([]);
+      expect(ingressEvents(result)).toEqual([
+        expect.objectContaining({
+          name: 'a',
+          reason: 'TLSSecretMissing',
+          message: expect.stringContaining(
+            'names the TLS Secret app/nope, which does not exist',
+          ) as unknown,
+        }),
+        expect.objectContaining({
+          name: 'b',
+          reason: 'TLSSecretInvalid',
+          message: expect.stringMatching(
+            /default certificate for b\.example\.com: Secret app\/weak: tls\.key is an RSA key of 1024 bits, which HAProxy does not load here; issue the certificate with an ECDSA P-256 key/,
+          ) as unknown,
+        }),
+      ]);
+    });
+
+    it('checks a Secret’s expiry at every build, though it decodes the Secret once: served before, on the default certificate after', () => {
+      const ingress = view('a', [rule('a.example.com', path('/', 'Prefix'))], {
+        tls: [{ hosts: ['a.example.com'], secretName: 'good' }],
+      });
+      const state = snapshot([ingress], { secrets });
+      const before = buildRoutingModel(state, { now });
+      expect(before.model.certificates.map((certificate) => certificate.secret)).toEqual([
+        'app/good',
+      ]);
+      const after = buildRoutingModel(state, { now: new Date(now.getTime() + 30 * 86_400_000) });
+      expect(after.model.certificates).toEqual([]);
+      expect(after.files.size).toBe(0);
+      expect(ingressEvents(after)).toEqual([
+        expect.objectContaining({
+          name: 'a',
+          reason: 'TLSSecretInvalid',
+          message: expect.stringMatching(
+            /default certificate for a\.example\.com: Secret app\/good: the certificate expired at \d{4}-/,
+          ) as unknown,
+        }),
+      ]);
+      const again = buildRoutingModel(state, { now });
+      expect([...again.files.entries()]).toEqual([...before.files.entries()]);
+    });
+
+    it('gives a TLS host to the oldest Ingress naming it; a newer one with another certificate loses that host only', () => {
+      const other = { ...tlsSecret('other', 'a.example.com', p256), namespace: 'team' };
+      // Shared with team, so the rival's TLS host is contested rather than left out whole.
+      const owner = view('owner', [rule('a.example.com', path('/', 'Prefix'))], {
+        created: '2026-01-01T00:00:00Z',
+        tls: [{ hosts: ['a.example.com'], secretName: 'good' }],
+        annotations: { 'haproxy-haptic.org/host-shared-with': 'team' },
+      });
+      const rival = view('rival', [rule('c.example.com', path('/', 'Prefix', 'other'))], {
+        namespace: 'team',
+        created: '2026-02-01T00:00:00Z',
+        tls: [{ hosts: ['a.example.com', 'c.example.com'], secretName: 'other' }],
+      });
+      const result = buildRoutingModel(
+        snapshot([rival, owner], { secrets: new Map([...secrets, ['team/other', other]]) }),
+        { now },
+      );
+      expect(result.model.certificates).toEqual([
+        { file: 'ssl/app_good.pem', secret: 'app/good', hosts: ['a.example.com'] },
+        { file: 'ssl/team_other.pem', secret: 'team/other', hosts: ['c.example.com'] },
+      ]);
+      expect(ingressEvents(result)).toEqual([
+        expect.objectContaining({
+          name: 'rival',
+          reason: 'IngressConflict',
+          message: expect.stringContaining(
+            'names the TLS host a.example.com in spec.tls[0], which Ingress app/owner (created earlier) already names with another certificate',
+          ) as unknown,
+        }),
+      ]);
+    });
+
+    it('serves a TLS entry without hosts for the rule hosts only, and shares one Secret between Ingresses of its namespace', () => {
+      const one = view('one', [rule('a.example.com', path('/', 'Prefix'))], {
+        tls: [{ secretName: 'good' }],
+      });
+      const two = view('two', [rule('z.example.com', path('/', 'Prefix', 'other'))], {
+        tls: [{ hosts: ['z.example.com'], secretName: 'good' }],
+      });
+      const lone = view('lone', [], { tls: [{ secretName: 'good' }] });
+      const result = buildRoutingModel(snapshot([one, two, lone], { secrets }), { now });
+      expect(result.model.certificates).toEqual([
+        { file: 'ssl/app_good.pem', secret: 'app/good', hosts: ['a.example.com', 'z.example.com'] },
+      ]);
+      expect(result.warnings).toEqual([
+        expect.objectContaining({ ingress: 'app/lone', reason: 'TLSHostsMissing' }),
+      ]);
+    });
+  });
+});
