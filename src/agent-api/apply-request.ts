@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { configFileName } from './api-types.ts';
 import { type AgentFailure, type AgentReason, agentReasons } from './reasons.ts';
+import { isRecord } from '../is-record.ts';
 
 /** Bounds of one apply request. */
 export interface ApplyLimits {
@@ -80,10 +81,6 @@ export function pathProblem(path: string): string | undefined {
     }
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function stringField(record: Record<string, unknown>, key: string, field: string): string {

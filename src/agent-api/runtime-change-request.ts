@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import type { ServerChange } from '../haproxy/runtime-changes.ts';
 import { runtimeNamePattern } from '../haproxy/runtime-changes.ts';
 import { type AgentFailure, agentReasons } from './reasons.ts';
+import { isRecord } from '../is-record.ts';
 
 /** Slots one runtime change may set. @default 10,000 */
 export const maxRuntimeChanges = 10_000;
@@ -34,10 +35,6 @@ function invalid(field: string, message: string): ParsedRuntimeChange {
     field,
     message,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The change at `field`, or the sentence saying what is wrong with it. */

@@ -8,6 +8,7 @@
  * report is a problem naming the field, never an exception.
  */
 import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
+import { isRecord } from '../is-record.ts';
 
 export interface TlsReportLeaf {
   /** Serial number, lower-case hex without leading separators. */
@@ -64,10 +65,6 @@ const fingerprintPattern = /^[0-9a-f]{64}$/;
 const serialPattern = /^[0-9a-f]+$/;
 const reasonPattern = /^[A-Za-z][A-Za-z0-9]*$/;
 const revisionPattern = /^[\x21-\x7e]+$/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function fail(field: string, expected: string): never {
   throw new ReportFieldError(field, `${field} must be ${expected}`);

@@ -9,6 +9,7 @@ import { describeError } from '../errors.ts';
 import { pathProblem } from '../agent-api/apply-request.ts';
 import { replaceDurably } from './durable-write.ts';
 import type { AppliedFile } from './file-plan.ts';
+import { isRecord } from '../is-record.ts';
 
 export interface AppliedState {
   /** Counts applied changes; 0 before the first. */
@@ -21,10 +22,6 @@ export interface AppliedState {
 export const emptyState: AppliedState = { generation: 0, appliedAt: undefined, files: [] };
 
 const digestPattern = /^sha256:[0-9a-f]{64}$/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function parseFile(value: unknown): AppliedFile | undefined {
   if (!isRecord(value)) return undefined;

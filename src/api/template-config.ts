@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record.ts';
 /**
  * HAProxyTemplateConfig (haproxy-haptic.org/v1alpha1): the templates the controller renders,
  * read from an untyped object once, at the edge, with problems that name the exact field.
@@ -47,14 +48,9 @@ const sections = [
   { key: 'certificateLists', dir: 'ssl' },
 ] as const;
 
-type Map = Readonly<Record<string, unknown>>;
-
-function isMap(value: unknown): value is Map {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function templateOf(value: unknown, field: string, label: string): string | TemplateConfigProblem {
-  const template = isMap(value) ? value.template : undefined;
+  const template = isRecord(value) ? value.template : undefined;
   if (typeof template !== 'string') {
     return {
       field: `${field}.template`,
@@ -72,21 +68,21 @@ function templateOf(value: unknown, field: string, label: string): string | Temp
 
 /** Reads a HAProxyTemplateConfig; the first problem when it cannot be rendered from. */
 export function readTemplateConfig(value: unknown): TemplateConfig | TemplateConfigProblem {
-  if (!isMap(value) || (value.kind !== undefined && value.kind !== templateConfigKind)) {
+  if (!isRecord(value) || (value.kind !== undefined && value.kind !== templateConfigKind)) {
     return { field: 'kind', message: `The object is not a ${templateConfigKind}.` };
   }
-  const metadata = isMap(value.metadata) ? value.metadata : {};
+  const metadata = isRecord(value.metadata) ? value.metadata : {};
   const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : '';
   const name = typeof metadata.name === 'string' ? metadata.name : '';
   const label = `${namespace}/${name}`;
-  const spec = isMap(value.spec) ? value.spec : {};
+  const spec = isRecord(value.spec) ? value.spec : {};
   const main = templateOf(spec.haproxyConfig, 'spec.haproxyConfig', label);
   if (typeof main !== 'string') return main;
   const files: TemplateFile[] = [];
   for (const { key, dir } of sections) {
     const section = spec[key];
     if (section === undefined || section === null) continue;
-    if (!isMap(section)) {
+    if (!isRecord(section)) {
       return {
         field: `spec.${key}`,
         message: `HAProxyTemplateConfig ${label} has spec.${key} that is not a map of names to templates.`,

@@ -27,6 +27,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import { HapticError, errorCodes } from '../errors.ts';
 import { kubeConfigSource, serviceAccountDir } from './config-source.ts';
+import { isRecord } from '../is-record.ts';
 
 /** One request's options: TLS options, headers and agent are filled by `KubeAccess.apply`. */
 export type KubeRequest = RequestOptions & { headers: OutgoingHttpHeaders };
@@ -51,10 +52,6 @@ export type TlsOptions = Pick<
 >;
 
 type Entry = Readonly<Record<string, unknown>>;
-
-function isEntry(value: unknown): value is Entry {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The keys of the current cluster and user this reader understands; others need the full client. */
 const clusterKeys = new Set([
@@ -82,10 +79,10 @@ function named(
   if (!Array.isArray(list)) return undefined;
   const found = new Map<string, Entry>();
   for (const item of list as unknown[]) {
-    if (!isEntry(item) || typeof item.name !== 'string' || item.name === '') return undefined;
+    if (!isRecord(item) || typeof item.name !== 'string' || item.name === '') return undefined;
     const body = item[inner];
-    if (inner !== 'user' && !isEntry(body)) return undefined;
-    const fields = isEntry(body) ? body : {};
+    if (inner !== 'user' && !isRecord(body)) return undefined;
+    const fields = isRecord(body) ? body : {};
     if (required.some((key) => typeof fields[key] !== 'string' || fields[key] === '')) {
       return undefined;
     }
@@ -137,7 +134,7 @@ function fromFile(path: string): KubeAccess | undefined {
   } catch {
     return undefined;
   }
-  if (!isEntry(document)) return undefined;
+  if (!isRecord(document)) return undefined;
   const clusters = named(document.clusters, 'cluster', ['server']);
   const contexts = named(document.contexts, 'context', ['cluster']);
   const users = named(document.users, 'user', []);

@@ -1,6 +1,7 @@
 import { type Event, EVENT_ID, YAMLException, constructFromEvents, parseEvents } from 'js-yaml';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { yaml11Schema } from '../validation/yaml-schema.ts';
+import { isRecord } from '../is-record.ts';
 
 /** The metadata every rendered object carries. */
 export interface RenderedMetadata {
@@ -32,10 +33,6 @@ export interface RenderedObject {
   readonly hook?: HookInfo;
   /** The whole object as rendered (the fields above included). */
   readonly body: Readonly<Record<string, unknown>>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function invalid(message: string): HapticError {

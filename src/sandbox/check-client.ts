@@ -15,6 +15,7 @@ import { describeError } from '../errors.ts';
 import type { CheckLane } from './check-gate.ts';
 import { encodeCheckRequest } from './kept-contents.ts';
 import { type CheckOutcome, contentUnknownStatus, sandboxPaths } from './sandbox-protocol.ts';
+import { isRecord } from '../is-record.ts';
 
 /**
  * node:http's request, loaded at the first call. Not `import … from 'node:http'`: a module
@@ -51,10 +52,6 @@ export interface CheckOptions {
 
 /** Largest answer read from the sandbox. */
 const maxAnswerBytes = 1024 * 1024;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The answer's outcome, or a sentence on what is wrong with it. */
 function outcomeOf(status: number, text: string): CheckOutcome | string {

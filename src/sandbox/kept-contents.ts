@@ -22,12 +22,9 @@ import {
 import { agentReasons } from '../agent-api/reasons.ts';
 import { contentDigest } from './content-digest.ts';
 import { type ContentUnknown, contentUnknownReason } from './sandbox-protocol.ts';
+import { isRecord } from '../is-record.ts';
 
 const emptyDigest = digestOf(new Uint8Array());
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A check request body: the content of a file whose digest is in `held` is left out. */
 export function encodeCheckRequest(

@@ -31,5 +31,5 @@ export {
   secretWriteRole,
   validateSecretWrite,
 } from './validate-secret-write.ts';
-export { type Values, coalesceValues, isMap, mergeValueLayers } from './values-merge.ts';
+export { type Values, coalesceValues, mergeValueLayers } from './values-merge.ts';
 export { type ValuesSchemaCheck, compileValuesSchema } from './values-schema.ts';

@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record.ts';
 /**
  * An Ingress (networking.k8s.io/v1) read from an untyped object, once, at the edge: from an
  * informer's cache or from an AdmissionReview. Structure only; the values are checked by
@@ -45,11 +46,6 @@ export interface IngressView {
   readonly tls: readonly TlsView[];
 }
 
-type Map = Readonly<Record<string, unknown>>;
-
-function isMap(value: unknown): value is Map {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -60,7 +56,7 @@ function list(value: unknown): readonly unknown[] {
 }
 
 function strings(value: unknown): Record<string, string> {
-  if (!isMap(value)) return {};
+  if (!isRecord(value)) return {};
   return Object.fromEntries(
     Object.entries(value).filter(
       (entry): entry is [string, string] => typeof entry[1] === 'string',
@@ -76,9 +72,9 @@ function timestamp(value: unknown): number | undefined {
 }
 
 function backendOf(value: unknown): BackendView | undefined {
-  if (!isMap(value)) return undefined;
-  const service = isMap(value.service) ? value.service : undefined;
-  const port = isMap(service?.port) ? service.port : undefined;
+  if (!isRecord(value)) return undefined;
+  const service = isRecord(value.service) ? value.service : undefined;
+  const port = isRecord(service?.port) ? service.port : undefined;
   const number = typeof port?.number === 'number' ? port.number : undefined;
   const name = text(port?.name);
   return {
@@ -93,11 +89,11 @@ function backendOf(value: unknown): BackendView | undefined {
 
 /** Reads an Ingress; a sentence when the object is not one. */
 export function readIngress(value: unknown, fallbackNamespace = ''): IngressView | string {
-  if (!isMap(value) || (value.kind !== undefined && value.kind !== 'Ingress')) {
+  if (!isRecord(value) || (value.kind !== undefined && value.kind !== 'Ingress')) {
     return 'The object is not an Ingress.';
   }
-  const metadata = isMap(value.metadata) ? value.metadata : {};
-  const spec = isMap(value.spec) ? value.spec : {};
+  const metadata = isRecord(value.metadata) ? value.metadata : {};
+  const spec = isRecord(value.spec) ? value.spec : {};
   return {
     namespace: text(metadata.namespace) ?? fallbackNamespace,
     name: text(metadata.name) ?? '',
@@ -108,18 +104,18 @@ export function readIngress(value: unknown, fallbackNamespace = ''): IngressView
     annotations: strings(metadata.annotations),
     defaultBackend: backendOf(spec.defaultBackend),
     rules: list(spec.rules).map((rule) => {
-      const r = isMap(rule) ? rule : {};
-      const http = isMap(r.http) ? r.http : {};
+      const r = isRecord(rule) ? rule : {};
+      const http = isRecord(r.http) ? r.http : {};
       return {
         host: text(r.host),
         paths: list(http.paths).map((path) => {
-          const p = isMap(path) ? path : {};
+          const p = isRecord(path) ? path : {};
           return { path: text(p.path), pathType: text(p.pathType), backend: backendOf(p.backend) };
         }),
       };
     }),
     tls: list(spec.tls).map((tls) => {
-      const t = isMap(tls) ? tls : {};
+      const t = isRecord(tls) ? tls : {};
       return {
         hosts: list(t.hosts).filter((host): host is string => typeof host === 'string'),
         secretName: text(t.secretName),

@@ -6,8 +6,9 @@ import { loadAll } from 'js-yaml';
 import { describeError } from '../errors.ts';
 import { validationCodes } from './codes.ts';
 import { type Finding, error } from './finding.ts';
-import { type Values, isMap } from './values-merge.ts';
+import type { Values } from './values-merge.ts';
 import { yaml11Schema } from './yaml-schema.ts';
+import { isRecord } from '../is-record.ts';
 
 /** Largest values text accepted: the size limit of a Kubernetes Secret. */
 export const maxValuesBytes = 1024 * 1024;
@@ -128,7 +129,7 @@ export function parseValues(text: string, source: string): ParsedValues {
     );
   }
   if (value === null || value === undefined) return { ok: true, values: {} };
-  if (!isMap(value)) {
+  if (!isRecord(value)) {
     return rejected(
       error(
         validationCodes.ValuesUnparsable,

@@ -1,9 +1,9 @@
+import { isRecord } from '../is-record.ts';
 /**
  * The values the rules read, typed. Read from the coalesced values (chart defaults included)
  * with the chart's own semantics: a missing, empty, zero or false value is "not set", exactly
  * as `{{ if ... }}` in the templates treats it.
  */
-import { isMap } from './values-merge.ts';
 
 export interface IssuerRefValues {
   readonly name: string;
@@ -49,7 +49,7 @@ export interface ReleaseValues {
 function at(values: unknown, path: readonly string[]): unknown {
   let current = values;
   for (const key of path) {
-    if (!isMap(current)) return undefined;
+    if (!isRecord(current)) return undefined;
     current = current[key];
   }
   return current;
@@ -61,7 +61,7 @@ export function truthy(value: unknown): boolean {
     return false;
   }
   if (Array.isArray(value)) return value.length > 0;
-  if (isMap(value)) return Object.keys(value).length > 0;
+  if (isRecord(value)) return Object.keys(value).length > 0;
   return true;
 }
 

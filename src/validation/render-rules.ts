@@ -6,7 +6,7 @@
 import { validationCodes } from './codes.ts';
 import { type Finding, error } from './finding.ts';
 import { type ReleasePlan, type SecretRole, plannedSecret } from './release-plan.ts';
-import { isMap } from './values-merge.ts';
+import { isRecord } from '../is-record.ts';
 
 /** What the rule reads of a rendered object (src/render's RenderedObject fits). */
 export interface RenderedObjectView {
@@ -16,14 +16,14 @@ export interface RenderedObjectView {
 }
 
 function field(value: unknown, path: readonly string[]): unknown {
-  return path.reduce<unknown>((current, key) => (isMap(current) ? current[key] : undefined), value);
+  return path.reduce<unknown>((current, key) => (isRecord(current) ? current[key] : undefined), value);
 }
 
 /** The secretName of a Deployment's volume, or undefined when there is no such volume. */
 export function mountedSecret(deployment: RenderedObjectView, volume: string): string | undefined {
   const volumes = field(deployment.body, ['spec', 'template', 'spec', 'volumes']);
   if (!Array.isArray(volumes)) return undefined;
-  const found: unknown = volumes.find((entry) => isMap(entry) && entry.name === volume);
+  const found: unknown = volumes.find((entry) => isRecord(entry) && entry.name === volume);
   const name = field(found, ['secret', 'secretName']);
   return typeof name === 'string' ? name : undefined;
 }

@@ -4,7 +4,7 @@
  */
 import type { SecretData } from '../secrets/layout.ts';
 import { encodeBase64 } from '../secrets/secret-fields.ts';
-import { isMap } from './values-merge.ts';
+import { isRecord } from '../is-record.ts';
 
 export interface SecretObject {
   readonly name: string;
@@ -21,7 +21,7 @@ export function secretLabel(secret: Pick<SecretObject, 'name' | 'namespace'>): s
 }
 
 function stringMap(value: unknown): Record<string, string> {
-  if (!isMap(value)) return {};
+  if (!isRecord(value)) return {};
   return Object.fromEntries(
     Object.entries(value).filter(
       (entry): entry is [string, string] => typeof entry[1] === 'string',
@@ -34,8 +34,8 @@ function stringMap(value: unknown): Record<string, string> {
  * into `data` before admission) is folded in here too. Returns a sentence when it is no Secret.
  */
 export function readSecretObject(value: unknown, fallbackNamespace: string): SecretObject | string {
-  if (!isMap(value) || value.kind !== 'Secret') return 'The object is not a Secret.';
-  const metadata = isMap(value.metadata) ? value.metadata : {};
+  if (!isRecord(value) || value.kind !== 'Secret') return 'The object is not a Secret.';
+  const metadata = isRecord(value.metadata) ? value.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : '';
   const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : fallbackNamespace;
   // Built as own properties (a `__proto__` key stays a key, as the API server keeps it).

@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record.ts';
 /**
  * Helm's way of combining values, so the validator sees what `helm template` renders:
  * values files merge in order (maps recursively, anything else replaced, the later file wins),
@@ -5,10 +6,6 @@
  */
 
 export type Values = Readonly<Record<string, unknown>>;
-
-export function isMap(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Sets `key` as an own data property, as helm holds every key: an assignment to `__proto__`
@@ -28,7 +25,7 @@ function mergeTwo(base: Values, override: Values): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(override)) {
     const current = Object.hasOwn(merged, key) ? merged[key] : undefined;
-    setOwn(merged, key, isMap(current) && isMap(value) ? mergeTwo(current, value) : value);
+    setOwn(merged, key, isRecord(current) && isRecord(value) ? mergeTwo(current, value) : value);
   }
   return merged;
 }
@@ -50,7 +47,7 @@ export function coalesceValues(user: Values, defaults: Values): Record<string, u
     setOwn(
       result,
       key,
-      isMap(value) ? coalesceValues(value, isMap(fallback) ? fallback : {}) : value,
+      isRecord(value) ? coalesceValues(value, isRecord(fallback) ? fallback : {}) : value,
     );
   }
   return result;

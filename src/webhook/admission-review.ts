@@ -1,8 +1,8 @@
+import { isRecord } from '../is-record.ts';
 /**
  * AdmissionReview v1 (admission.k8s.io/v1): the request the API server sends, decoded from
  * untrusted JSON once, and the response it expects back.
  */
-import { isMap } from '../validation/index.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -72,7 +72,7 @@ function field(value: unknown, path: string): Field {
 /** An embedded object (object, oldObject): a JSON object or absent. */
 function embedded(value: unknown): { readonly value: unknown } | undefined {
   if (value === undefined || value === null) return { value: null };
-  return isMap(value) ? { value } : undefined;
+  return isRecord(value) ? { value } : undefined;
 }
 
 /**
@@ -80,25 +80,25 @@ function embedded(value: unknown): { readonly value: unknown } | undefined {
  * anything is routed, so a malformed review never reaches a validator.
  */
 export function decodeAdmissionReview(body: unknown): AdmissionRequest | string {
-  if (!isMap(body)) return 'The body is not a JSON object.';
+  if (!isRecord(body)) return 'The body is not a JSON object.';
   if (body.apiVersion !== apiVersion || body.kind !== 'AdmissionReview') {
     return `The body is not an ${apiVersion} AdmissionReview.`;
   }
   const request = body.request;
-  if (!isMap(request)) return 'The AdmissionReview has no request.';
+  if (!isRecord(request)) return 'The AdmissionReview has no request.';
   const operation = operations.find((op) => op === request.operation);
   if (operation === undefined) {
     const given = typeof request.operation === 'string' ? request.operation.slice(0, 64) : '';
     return `The AdmissionReview request has an unknown operation ${JSON.stringify(given)}: expected CREATE, UPDATE, DELETE or CONNECT.`;
   }
-  if (request.kind !== undefined && !isMap(request.kind)) {
+  if (request.kind !== undefined && !isRecord(request.kind)) {
     return 'The AdmissionReview is malformed: request.kind must be an object (group, version, kind).';
   }
-  if (request.userInfo !== undefined && !isMap(request.userInfo)) {
+  if (request.userInfo !== undefined && !isRecord(request.userInfo)) {
     return 'The AdmissionReview is malformed: request.userInfo must be an object.';
   }
-  const kind = isMap(request.kind) ? request.kind : {};
-  const userInfo = isMap(request.userInfo) ? request.userInfo : {};
+  const kind = isRecord(request.kind) ? request.kind : {};
+  const userInfo = isRecord(request.userInfo) ? request.userInfo : {};
   const fields = {
     uid: field(request.uid, 'request.uid'),
     group: field(kind.group, 'request.kind.group'),

@@ -6,7 +6,6 @@
  * answer instead of a crash.
  */
 import { describeError } from '../errors.ts';
-import { isMap } from '../validation/index.ts';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.ts';
 import type { ReviewCaller } from './app.ts';
 import {
@@ -16,6 +15,7 @@ import {
 } from './object-validators.ts';
 import { allowed, errored, fromReport } from './responses.ts';
 import type { ReviewContext } from './review-context.ts';
+import { isRecord } from '../is-record.ts';
 
 /** What dispatch reports about each review, for logs and metrics. */
 export interface ReviewEvent {
@@ -86,8 +86,8 @@ function validate(
 function objectName(request: AdmissionRequest): string {
   if (request.name !== '') return request.name;
   const subject = request.operation === 'DELETE' ? request.oldObject : request.object;
-  const metadata = isMap(subject) ? subject.metadata : undefined;
-  return isMap(metadata) && typeof metadata.name === 'string' ? metadata.name : '';
+  const metadata = isRecord(subject) ? subject.metadata : undefined;
+  return isRecord(metadata) && typeof metadata.name === 'string' ? metadata.name : '';
 }
 
 /** Reviews one admission request; never throws. */

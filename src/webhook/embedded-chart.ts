@@ -11,7 +11,8 @@ import {
   readChartMetadata,
   readChartYaml,
 } from '../render/index.ts';
-import { type EmbeddedChart, isMap } from '../validation/index.ts';
+import type { EmbeddedChart } from '../validation/index.ts';
+import { isRecord } from '../is-record.ts';
 
 function readJsonOrYaml(path: string, yaml: boolean): Record<string, unknown> {
   let parsed: unknown;
@@ -24,7 +25,7 @@ function readJsonOrYaml(path: string, yaml: boolean): Record<string, unknown> {
       { cause: error },
     );
   }
-  if (!isMap(parsed)) {
+  if (!isRecord(parsed)) {
     throw new HapticError(
       errorCodes.METADATA_INVALID,
       `${path} is not a map; reinstall the haptic package.`,

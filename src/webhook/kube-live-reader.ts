@@ -23,6 +23,7 @@ import { Http2Reads, Http2Unsupported, type ReadAnswer } from '../kube/http2-rea
 import { kubeStatusError, kubeUnreachableError } from '../kube/status-error.ts';
 import type { SecretObject } from '../validation/index.ts';
 import type { LiveReader } from './release-io.ts';
+import { isRecord } from '../is-record.ts';
 
 // Not `import … from 'node:http'`: a module import reads every export, and its WebSocket
 // getters load Node's bundled undici (about 45 ms of preflight's start-up).
@@ -38,18 +39,13 @@ export interface KubeLiveReaderOptions {
   readonly userAgent: string;
 }
 
-type Json = Readonly<Record<string, unknown>>;
-
-function isJson(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function field(value: unknown, key: string): unknown {
-  return isJson(value) ? value[key] : undefined;
+  return isRecord(value) ? value[key] : undefined;
 }
 
 function strings(value: unknown): Record<string, string> {
-  if (!isJson(value)) return {};
+  if (!isRecord(value)) return {};
   return Object.fromEntries(
     Object.entries(value).filter(
       (entry): entry is [string, string] => typeof entry[1] === 'string',

@@ -11,6 +11,7 @@ import { type ApplyFile, type EncodedApply } from '../../agent-api/apply-encodin
 import type { TlsMaterialSource } from '../../tls/material-watcher.ts';
 import { type AgentCallError, answerError, transportError } from './agent-call-error.ts';
 import { AgentConnectionPool } from './agent-connection-pool.ts';
+import { isRecord } from '../../is-record.ts';
 
 export interface AgentEndpoint {
   /** How messages name the agent, for example its Pod name. */
@@ -207,10 +208,6 @@ async function send(
     call.on('error', reject);
     call.end(body);
   });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isApplyResponse(value: unknown): value is ApplyResponseBody {

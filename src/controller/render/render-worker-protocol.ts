@@ -7,6 +7,7 @@
 import { type EncodedContext, isEncodedContext } from './context-transfer.ts';
 import type { TemplateConfig, TemplateFile } from '../../api/template-config.ts';
 import type { RenderedFile, TemplateLimits } from './template-engine.ts';
+import { isRecord } from '../../is-record.ts';
 
 /** Limits the render process applies itself (the parent enforces time and heap from outside). */
 export type RenderWorkerLimits = Pick<
@@ -139,15 +140,10 @@ export function receivedFiles(
   return out;
 }
 
-type Fields = Readonly<Record<string, unknown>>;
-
-function isMap(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isTemplateFile(value: unknown): value is TemplateFile {
   return (
-    isMap(value) &&
+    isRecord(value) &&
     typeof value.path === 'string' &&
     typeof value.template === 'string' &&
     typeof value.field === 'string'
@@ -156,7 +152,7 @@ function isTemplateFile(value: unknown): value is TemplateFile {
 
 function isTemplateConfig(value: unknown): value is TemplateConfig {
   return (
-    isMap(value) &&
+    isRecord(value) &&
     typeof value.namespace === 'string' &&
     typeof value.name === 'string' &&
     typeof value.generation === 'number' &&
@@ -177,7 +173,7 @@ export function readRenderWorkerLimits(text: string | undefined): RenderWorkerLi
     return 'the first argument is not the JSON of the render limits';
   }
   if (
-    !isMap(value) ||
+    !isRecord(value) ||
     !positive(value.parseLimit) ||
     !positive(value.renderLimitMs) ||
     !positive(value.memoryLimit)
@@ -193,7 +189,7 @@ export function readRenderWorkerLimits(text: string | undefined): RenderWorkerLi
 
 export function readRenderWorkerRequest(value: unknown): RenderWorkerRequest | string {
   if (
-    !isMap(value) ||
+    !isRecord(value) ||
     typeof value.id !== 'number' ||
     (value.key !== undefined && typeof value.key !== 'string') ||
     !isTemplateConfig(value.config) ||
@@ -217,7 +213,7 @@ function length(value: unknown): value is number {
 
 function isSentFile(value: unknown): value is SentFile {
   return (
-    isMap(value) &&
+    isRecord(value) &&
     typeof value.path === 'string' &&
     (typeof value.content === 'string' ||
       value.same === true ||
@@ -226,7 +222,7 @@ function isSentFile(value: unknown): value is SentFile {
 }
 
 function readOutcome(value: unknown): SentOutcome | undefined {
-  if (!isMap(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   if (value.ok === true) {
     return Array.isArray(value.files) && value.files.every(isSentFile)
       ? { ok: true, files: value.files }
@@ -244,7 +240,7 @@ function readOutcome(value: unknown): SentOutcome | undefined {
 }
 
 export function readRenderWorkerMessage(value: unknown): RenderWorkerMessage | undefined {
-  if (!isMap(value) || typeof value.id !== 'number') return undefined;
+  if (!isRecord(value) || typeof value.id !== 'number') return undefined;
   if (typeof value.started === 'string') return { id: value.id, started: value.started };
   const outcome = readOutcome(value.outcome);
   return outcome === undefined ? undefined : { id: value.id, outcome };

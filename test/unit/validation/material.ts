@@ -14,7 +14,7 @@ import {
   issueLeaf,
 } from '../../../src/pki/index.ts';
 import type { SecretObject } from '../../../src/validation/secret-data.ts';
-import { isMap } from '../../../src/validation/values-merge.ts';
+import { isRecord } from '../../../src/is-record.ts';
 
 export const now = new Date('2030-03-01T12:00:00Z');
 export const hourMs = 3_600_000;
@@ -126,14 +126,14 @@ export function chartDefaults(): Record<string, unknown> {
   const parsed: unknown = parse(readFileSync(new URL('values.yaml', chartDir), 'utf8'), {
     version: '1.1',
   });
-  if (!isMap(parsed)) throw new Error('chart/values.yaml is not a map');
+  if (!isRecord(parsed)) throw new Error('chart/values.yaml is not a map');
   return parsed;
 }
 
 /** The chart's values.schema.json. */
 export function chartSchema(): object {
   const parsed: unknown = JSON.parse(readFileSync(new URL('values.schema.json', chartDir), 'utf8'));
-  if (!isMap(parsed)) throw new Error('chart/values.schema.json is not an object');
+  if (!isRecord(parsed)) throw new Error('chart/values.schema.json is not an object');
   return parsed;
 }
 
@@ -146,7 +146,7 @@ export function valuesOf(flat: Record<string, unknown>): Record<string, unknown>
     let node = root;
     for (const key of keys) {
       const next = node[key];
-      if (isMap(next)) node = next;
+      if (isRecord(next)) node = next;
       else {
         const created: Record<string, unknown> = {};
         node[key] = created;
