@@ -6,7 +6,7 @@
 import { renderChart } from '../render/render-chart.ts';
 import type { LiveReads, LiveState, ReleaseIo, SecretObject, Values } from '../validation/index.ts';
 import type { SecretDecoder } from '../secrets/secret-decoder.ts';
-import { chartOptions } from './release-render.ts';
+import { type ReleaseRenderOptions, chartOptions } from './release-render.ts';
 
 /** Read-only access to what a release validation reads from the cluster. */
 export interface LiveReader {
@@ -21,15 +21,7 @@ export interface LiveReader {
   ): Promise<string | undefined>;
 }
 
-export interface ReleaseIoOptions {
-  readonly release: string;
-  readonly namespace: string;
-  /** @default the embedded chart */
-  readonly chartDir?: string;
-  /** @default HELM_BIN, else `helm` from PATH */
-  readonly helmBin?: string;
-  /** @default 30_000 */
-  readonly renderTimeoutMs?: number;
+export interface ReleaseIoOptions extends ReleaseRenderOptions {
   /** Absent: offline, no live checks. */
   readonly live?: LiveReader;
   readonly decoder?: SecretDecoder;

@@ -4,10 +4,21 @@
  * what helm renders, so that `haptic preflight` starts helm before the YAML parser loads.
  */
 import { type PendingRender, type PendingRenderOptions, startRender } from '../render/helm-run.ts';
-import type { ReleaseIoOptions } from './release-io.ts';
+
+/** Which release helm renders, from which chart, and how long it may take. */
+export interface ReleaseRenderOptions {
+  readonly release: string;
+  readonly namespace: string;
+  /** @default the embedded chart */
+  readonly chartDir?: string;
+  /** @default HELM_BIN, else `helm` from PATH */
+  readonly helmBin?: string;
+  /** @default 30_000 */
+  readonly renderTimeoutMs?: number;
+}
 
 /** The helm options of a release's render. */
-export function chartOptions(options: ReleaseIoOptions): PendingRenderOptions {
+export function chartOptions(options: ReleaseRenderOptions): PendingRenderOptions {
   return {
     release: options.release,
     namespace: options.namespace,
@@ -18,6 +29,6 @@ export function chartOptions(options: ReleaseIoOptions): PendingRenderOptions {
 }
 
 /** The release's render with helm started now, before its values are known (startRender). */
-export function startReleaseRender(options: ReleaseIoOptions): PendingRender {
+export function startReleaseRender(options: ReleaseRenderOptions): PendingRender {
   return startRender(chartOptions(options));
 }
