@@ -31,11 +31,11 @@ import { getLocal } from '../src/agent/local-client.ts';
 import { MasterSocket } from '../src/agent/master-socket.ts';
 import { parseProcessList } from '../src/agent/process-list.ts';
 import type { RuntimeChangeRequestBody } from '../src/agent-api/api-types.ts';
-import { encodeApply } from '../src/agent-api/apply-encoding.ts';
+import { type ApplyFile, encodeApply } from '../src/agent-api/apply-encoding.ts';
 import { digestOf } from '../src/agent-api/apply-request.ts';
 import { fileSetDigest } from '../src/agent-api/file-set-digest.ts';
 import { runtimePlan } from '../src/haproxy/runtime-changes.ts';
-import { AgentClient, type BundleFile } from '../src/controller/delivery/agent-client.ts';
+import { AgentClient } from '../src/controller/delivery/agent-client.ts';
 import {
   type CertificateAuthority,
   type LeafRole,
@@ -112,7 +112,7 @@ function config(marker: string, httpPort: number, filled = -1): string {
   return `${lines.join('\n')}\n`;
 }
 
-function files(marker: string, httpPort: number, filled = -1): BundleFile[] {
+function files(marker: string, httpPort: number, filled = -1): ApplyFile[] {
   const map = Array.from({ length: backends }, (_, i) => `host${i}.example be_${i}`).join('\n');
   return [
     { path: 'haproxy.cfg', content: Buffer.from(config(marker, httpPort, filled)) },
@@ -312,7 +312,7 @@ try {
   // (POST /v1/apply, applied at runtime) against the slots alone (POST /v1/runtime-change),
   // interleaved, end to end through the client.
   const marker = `run-${runs - 1}`;
-  const setOf = (set: readonly BundleFile[]) => ({
+  const setOf = (set: readonly ApplyFile[]) => ({
     files: set.map((file) => ({ path: file.path, digest: digestOf(file.content) })),
     config: Buffer.from(set[0]?.content ?? new Uint8Array()).toString('utf8'),
   });

@@ -6,8 +6,12 @@
  */
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { type AgentStateBody, type ApplyResponseBody, agentPaths } from '../../agent-api/api-types.ts';
-import { type ApplyFile, type EncodedApply } from '../../agent-api/apply-encoding.ts';
+import {
+  type AgentStateBody,
+  type ApplyResponseBody,
+  agentPaths,
+} from '../../agent-api/api-types.ts';
+import type { EncodedApply } from '../../agent-api/apply-encoding.ts';
 import type { TlsMaterialSource } from '../../tls/material-watcher.ts';
 import { type AgentCallError, answerError, transportError } from './agent-call-error.ts';
 import { AgentConnectionPool } from './agent-connection-pool.ts';
@@ -34,9 +38,6 @@ export type AgentTransportConfig =
 
 export type AgentCallResult<T> =
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: AgentCallError };
-
-/** A file for the agents: a path under their base directory and its bytes. */
-export type BundleFile = ApplyFile;
 
 /** Largest answer read from an agent. */
 const maxAnswerBytes = 4 * 1024 * 1024;

@@ -14,18 +14,13 @@
  * set, or the change needs a reload there), it gets the complete set.
  */
 import type { Logger } from 'pino';
-import { type EncodedApply, encodeApply } from '../../agent-api/apply-encoding.ts';
+import { type ApplyFile, type EncodedApply, encodeApply } from '../../agent-api/apply-encoding.ts';
 import { type RuntimeChangeRequestBody, configFileName } from '../../agent-api/api-types.ts';
 import { contentDigest } from '../../sandbox/content-digest.ts';
-import { fileSetDigest } from '../../agent-api/file-set-digest.ts';
+import { type FileDigest, fileSetDigest } from '../../agent-api/file-set-digest.ts';
 import { agentReasons } from '../../agent-api/reasons.ts';
-import {
-  type FileDigest,
-  type FileSetText,
-  type ServerChange,
-  runtimePlan,
-} from '../../haproxy/runtime-changes.ts';
-import type { AgentClient, AgentEndpoint, BundleFile } from './agent-client.ts';
+import { type FileSetText, type ServerChange, runtimePlan } from '../../haproxy/runtime-changes.ts';
+import type { AgentClient, AgentEndpoint } from './agent-client.ts';
 import type { AgentDiscovery } from './agent-discovery.ts';
 import {
   type AgentApplyResult,
@@ -37,7 +32,7 @@ import type { ControllerMetrics } from '../status/controller-metrics.ts';
 
 export interface DesiredConfig {
   readonly digest: string;
-  readonly files: readonly BundleFile[];
+  readonly files: readonly ApplyFile[];
   /** haproxy.cfg's text, decoded the first time it is needed. */
   configText(): string;
   /** path → `sha256:` digest, to compare with an agent's reported files. */
@@ -64,7 +59,7 @@ export interface KnownConfig {
 
 /** Each file hashed once; the apply request is encoded only when an agent needs the full set. */
 export function desiredConfig(
-  files: readonly BundleFile[],
+  files: readonly ApplyFile[],
   digest: string,
   known: KnownConfig = {},
 ): DesiredConfig {

@@ -6,12 +6,12 @@
  */
 import { type CheckOptions, checkHAProxyConfig } from '../../sandbox/check-client.ts';
 import type { CheckOutcome } from '../../sandbox/sandbox-protocol.ts';
-import type { BundleFile } from '../delivery/agent-client.ts';
+import type { ApplyFile } from '../../agent-api/apply-encoding.ts';
 
 export type BundleCheckOptions = CheckOptions;
 
 export function checkBundle(
-  files: readonly BundleFile[],
+  files: readonly ApplyFile[],
   options: BundleCheckOptions,
 ): Promise<CheckOutcome> {
   return checkHAProxyConfig(files, options);

@@ -13,15 +13,11 @@
  * does anything still failing after the last round; the first rejection is reported.
  */
 import { configFileName } from '../../agent-api/api-types.ts';
+import type { FileDigest } from '../../agent-api/file-set-digest.ts';
 import type { CheckLane } from '../../sandbox/check-gate.ts';
 import { contentDigest } from '../../sandbox/content-digest.ts';
-import {
-  type FileDigest,
-  type FileSetText,
-  type ServerChange,
-  runtimePlan,
-} from '../../haproxy/runtime-changes.ts';
-import type { BundleFile } from '../delivery/agent-client.ts';
+import { type FileSetText, type ServerChange, runtimePlan } from '../../haproxy/runtime-changes.ts';
+import type { ApplyFile } from '../../agent-api/apply-encoding.ts';
 import { type BundleCheckOptions, checkBundle } from './bundle-check.ts';
 import { checkFailureCulprits } from './check-failure-culprits.ts';
 import { checkFailureLocations } from '../render/check-failure-locations.ts';
@@ -38,7 +34,8 @@ import {
   renderBundle,
 } from '../render/render-bundle.ts';
 import { endpointUpdate } from './endpoint-update.ts';
-import { type ExcludedIngress, KeptModel, type ModelResult } from '../routing/routing-model.ts';
+import { KeptModel } from '../routing/routing-model.ts';
+import type { ExcludedIngress, ModelResult } from '../routing/model-types.ts';
 import { type TemplateConfig, readTemplateConfig } from '../../api/template-config.ts';
 import { type TemplateLimits, defaultTemplateLimits } from '../render/template-engine.ts';
 import { TemplateRenderer } from '../render/template-renderer.ts';
@@ -46,7 +43,7 @@ import { TemplateRenderer } from '../render/template-renderer.ts';
 export type PipelineOutcome =
   | {
       readonly ok: true;
-      readonly files: readonly BundleFile[];
+      readonly files: readonly ApplyFile[];
       readonly digest: string;
       /** The model delivered; `excluded` includes the Ingresses left out at the check. */
       readonly model: ModelResult;
@@ -138,7 +135,7 @@ function storedMetadata(
   return { uid: text('uid'), resourceVersion: text('resourceVersion') };
 }
 
-function fileSetText(files: readonly BundleFile[]): FileSetText {
+function fileSetText(files: readonly ApplyFile[]): FileSetText {
   return {
     files: files.map((file) => ({ path: file.path, digest: contentDigest(file.content) })),
     config: Buffer.from(
@@ -349,7 +346,7 @@ export class ConfigPipeline {
   /** `haproxy -c` of a digest, or its kept result. */
   async #check(
     digest: string,
-    files: readonly BundleFile[],
+    files: readonly ApplyFile[],
     deadline: number | undefined,
     options: RunOptions,
   ): Promise<CheckResult> {

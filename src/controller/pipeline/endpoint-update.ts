@@ -8,8 +8,8 @@
  * render when it differs (a template writing endpoints elsewhere too). Pure.
  */
 import { configFileName } from '../../agent-api/api-types.ts';
+import type { FileDigest } from '../../agent-api/file-set-digest.ts';
 import {
-  type FileDigest,
   type ServerChange,
   parseServerAddress,
   rewriteServerSlots,
@@ -17,15 +17,15 @@ import {
   slotLineFindings,
 } from '../../haproxy/runtime-changes.ts';
 import { contentDigest } from '../../sandbox/content-digest.ts';
-import type { BundleFile } from '../delivery/agent-client.ts';
+import type { ApplyFile } from '../../agent-api/apply-encoding.ts';
 import type { ClusterSnapshot } from '../routing/cluster-snapshot.ts';
-import { ingressEventReasons } from '../routing/ingress-events.ts';
+import { ingressEventReasons } from '../routing/ingress-event-reasons.ts';
 import type { BackendResult } from '../routing/model-backends.ts';
-import type { ModelBackend, ModelResult } from '../routing/routing-model.ts';
+import type { ModelBackend, ModelResult } from '../routing/model-types.ts';
 import type { ServiceRef } from '../../validation/validate-ingress.ts';
 
 export interface RenderedConfig {
-  readonly files: readonly BundleFile[];
+  readonly files: readonly ApplyFile[];
   readonly model: ModelResult;
   /** Each file's `sha256:` digest, when known (a slot update's): not hashed again. */
   readonly fileDigests?: readonly FileDigest[];
@@ -37,7 +37,7 @@ export type EndpointUpdate =
   | { readonly kind: 'unchanged' }
   | {
       readonly kind: 'slots';
-      readonly files: readonly BundleFile[];
+      readonly files: readonly ApplyFile[];
       readonly model: ModelResult;
       /** The slot changes, in line order: `runtimePlan` from the previous files to `files`. */
       readonly changes: readonly ServerChange[];

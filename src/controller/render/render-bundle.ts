@@ -15,11 +15,12 @@ import {
 } from '../../haproxy/files-lint.ts';
 import { LintLineCache } from '../../haproxy/lint-lines.ts';
 import type { CheckFailureLocation } from './check-failure-locations.ts';
-import type { BundleFile } from '../delivery/agent-client.ts';
+import type { ApplyFile } from '../../agent-api/apply-encoding.ts';
 import type { ClusterSnapshot } from '../routing/cluster-snapshot.ts';
 import type { KeptBackends } from '../routing/model-backends.ts';
 import type { ModelBudgets } from '../routing/model-budgets.ts';
-import { type KeptModel, type ModelResult, buildRoutingModel } from '../routing/routing-model.ts';
+import { type KeptModel, buildRoutingModel } from '../routing/routing-model.ts';
+import type { ModelResult } from '../routing/model-types.ts';
 import type { TemplateConfig } from '../../api/template-config.ts';
 import { type RenderedFile, contextNames, templateContext } from './template-engine.ts';
 import type { TemplateRenderer } from './template-renderer.ts';
@@ -44,7 +45,7 @@ export type BundleOutcome =
   | {
       readonly ok: true;
       /** Sorted by path; haproxy.cfg among them. */
-      readonly files: readonly BundleFile[];
+      readonly files: readonly ApplyFile[];
       readonly digest: string;
       readonly model: ModelResult;
     }
@@ -67,7 +68,7 @@ export type BundleOutcome =
  * the content's digest of each, in path order. Over each file's digest rather than its bytes,
  * so a file whose bytes a pipeline kept (KeptBytes) is not hashed again (contentDigest).
  */
-export function bundleDigest(files: readonly BundleFile[]): string {
+export function bundleDigest(files: readonly ApplyFile[]): string {
   const hash = createHash('sha256');
   for (const file of files) {
     hash.update(`${Buffer.byteLength(file.path)}:${file.path}${contentDigest(file.content)}\n`);

@@ -6,7 +6,7 @@
  */
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { BundleFile } from '../../../src/controller/delivery/agent-client.ts';
+import type { ApplyFile } from '../../../src/agent-api/apply-encoding.ts';
 import type { CertificateAuthority } from '../../../src/pki/index.ts';
 import type { Replica } from './replica.ts';
 import { caPem, leaf } from './test-pki.ts';
@@ -62,8 +62,8 @@ export async function makeSite(ca: CertificateAuthority): Promise<Site> {
 export function siteFiles(
   site: Site,
   marker: string,
-  options: { extra?: string; more?: readonly BundleFile[] } = {},
-): BundleFile[] {
+  options: { extra?: string; more?: readonly ApplyFile[] } = {},
+): ApplyFile[] {
   return [
     { path: 'haproxy.cfg', content: Buffer.from(siteConfig(marker, options.extra)) },
     { path: 'maps/hosts.map', content: Buffer.from(`${siteName} be_site\n`) },

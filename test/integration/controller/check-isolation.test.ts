@@ -11,8 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
 import { projectRoot } from '../../../dev/lib/tools.ts';
-import type { BundleFile } from '../../../src/controller/delivery/agent-client.ts';
-import type { ClusterSnapshot, SecretView } from '../../../src/controller/routing/cluster-snapshot.ts';
+import type { ApplyFile } from '../../../src/agent-api/apply-encoding.ts';
+import type {
+  ClusterSnapshot,
+  SecretView,
+} from '../../../src/controller/routing/cluster-snapshot.ts';
 import { ConfigPipeline } from '../../../src/controller/pipeline/config-pipeline.ts';
 import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
 import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
@@ -209,7 +212,7 @@ function snapshotOf(
   };
 }
 
-const text = (files: readonly BundleFile[], path: string) =>
+const text = (files: readonly ApplyFile[], path: string) =>
   Buffer.from(files.find((file) => file.path === path)?.content ?? '').toString();
 
 describe('the pipeline leaves out the Ingresses whose lines haproxy -c rejects', () => {
