@@ -16,6 +16,7 @@
  * - Errors: {@link ErrorResponseBody}, status by reason (see `reasons.ts`).
  */
 
+import type { Problem } from '../problem.ts';
 import type { TlsReport } from './tls-report.ts';
 
 export const agentPaths = {
@@ -42,7 +43,10 @@ export interface ApplyRequestBody {
   readonly files: readonly ApplyRequestFile[];
 }
 
-/** A server slot as the changed set declares it (runtime-changes.ts `ServerChange`). */
+/** Proxy and server names put into runtime commands: HAProxy's identifier characters. */
+export const runtimeNamePattern = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+/** A server slot as the changed set declares it (haproxy/runtime-changes.ts `ServerChange`). */
 export interface RuntimeChangeBody {
   readonly backend: string;
   readonly server: string;
@@ -81,10 +85,8 @@ export interface ApplyResponseBody {
 }
 
 export interface ErrorResponseBody {
-  readonly error: {
-    readonly reason: string;
+  readonly error: Problem & {
     readonly code: string;
-    readonly message: string;
     readonly field?: string;
     readonly haproxyMessage?: string;
   };
@@ -119,32 +121,30 @@ export interface AgentStateBody {
   readonly tls: TlsStateBody;
 }
 
-export type TlsStateBody =
-  | { readonly mode: 'legacy-basic-auth' }
-  | {
-      readonly mode: 'mtls';
-      readonly dir: string;
-      readonly revision: string | null;
-      readonly loadedAt: string;
-      readonly valid: boolean;
-      readonly reason?: string;
-      readonly message?: string;
-      /** Fingerprints (SHA-256) of ca.crt. */
-      readonly caFingerprints: readonly string[];
-      /** Fingerprints of previous-ca.crt while it is trusted. */
-      readonly previousCaFingerprints: readonly string[];
-      readonly previousCaUntil: string | null;
-      readonly identity: {
-        readonly subject: string;
-        readonly dnsNames: readonly string[];
-        readonly notAfter: string;
-        readonly fingerprint: string;
-      } | null;
-      readonly clientName: string;
-      /** Reads of the directory, failed reads, and changes taken, since the agent started. */
-      readonly reads: number;
-      readonly readErrors: number;
-      readonly changes: number;
-      /** What is loaded for the mTLS link, in the form the controller records (`tls-report.ts`). */
-      readonly loaded: TlsReport;
-    };
+export type TlsStateBody = { readonly mode: 'legacy-basic-auth' } | MutualTlsStateBody;
+
+/** The agent's mTLS material; when it may not be used now, why (`reason`, `message`). */
+type MutualTlsStateBody = {
+  readonly mode: 'mtls';
+  readonly dir: string;
+  readonly revision: string | null;
+  readonly loadedAt: string;
+  /** Fingerprints (SHA-256) of ca.crt. */
+  readonly caFingerprints: readonly string[];
+  /** Fingerprints of previous-ca.crt while it is trusted. */
+  readonly previousCaFingerprints: readonly string[];
+  readonly previousCaUntil: string | null;
+  readonly identity: {
+    readonly subject: string;
+    readonly dnsNames: readonly string[];
+    readonly notAfter: string;
+    readonly fingerprint: string;
+  } | null;
+  readonly clientName: string;
+  /** Reads of the directory, failed reads, and changes taken, since the agent started. */
+  readonly reads: number;
+  readonly readErrors: number;
+  readonly changes: number;
+  /** What is loaded for the mTLS link, in the form the controller records (`tls-report.ts`). */
+  readonly loaded: TlsReport;
+} & ({ readonly valid: true } | ({ readonly valid: false } & Problem));

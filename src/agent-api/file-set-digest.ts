@@ -4,7 +4,12 @@
  * it from the digests it sent, the agent from the digests it recorded. Pure.
  */
 import { createHash } from 'node:crypto';
-import type { FileDigest } from '../haproxy/runtime-changes.ts';
+
+/** One file of a set: its path under the base directory and the digest of its content. */
+export interface FileDigest {
+  readonly path: string;
+  readonly digest: string;
+}
 
 /** `sha256:` over the files sorted by path, one `path digest` line each (paths have no spaces or line breaks). */
 export function fileSetDigest(files: readonly FileDigest[]): string {

@@ -5,8 +5,7 @@
  * change fits the agent's files is the apply service's decision, not the parser's.
  */
 import { isIP } from 'node:net';
-import type { ServerChange } from '../haproxy/runtime-changes.ts';
-import { runtimeNamePattern } from '../haproxy/runtime-changes.ts';
+import { type RuntimeChangeBody, runtimeNamePattern } from './api-types.ts';
 import { type AgentFailure, agentReasons } from './reasons.ts';
 import { isRecord } from '../is-record.ts';
 
@@ -19,7 +18,7 @@ export const maxRuntimeChangeBodyBytes = maxRuntimeChanges * 512 + 4 * 1024;
 export interface RuntimeChangeRequest {
   readonly baseDigest: string;
   readonly resultDigest: string;
-  readonly changes: readonly ServerChange[];
+  readonly changes: readonly RuntimeChangeBody[];
 }
 
 export type ParsedRuntimeChange =
@@ -38,7 +37,7 @@ function invalid(field: string, message: string): ParsedRuntimeChange {
 }
 
 /** The change at `field`, or the sentence saying what is wrong with it. */
-function parseChange(value: unknown, field: string): ServerChange | ParsedRuntimeChange {
+function parseChange(value: unknown, field: string): RuntimeChangeBody | ParsedRuntimeChange {
   if (!isRecord(value)) {
     return invalid(
       field,
@@ -102,7 +101,7 @@ export function parseRuntimeChangeRequest(body: unknown): ParsedRuntimeChange {
       message: `changes has ${entries.length} entries, more than the ${maxRuntimeChanges} allowed; send the complete set with POST /v1/apply.`,
     };
   }
-  const changes: ServerChange[] = [];
+  const changes: RuntimeChangeBody[] = [];
   const seen = new Map<string, number>();
   for (const [index, entry] of (entries as readonly unknown[]).entries()) {
     const field = `changes[${index}]`;

@@ -13,16 +13,16 @@
  * controller writes slot changes into the last rendered haproxy.cfg instead of rendering anew.
  */
 import { isIP } from 'node:net';
-import { configFileName } from '../agent-api/api-types.ts';
+import {
+  type RuntimeChangeBody,
+  configFileName,
+  runtimeNamePattern,
+} from '../agent-api/api-types.ts';
+import type { FileDigest } from '../agent-api/file-set-digest.ts';
 import { type ConfigWord, splitConfigLine } from './config-words.ts';
 import { inspectHaproxyConfig } from './config-lint.ts';
 import type { FileLintFinding } from './files-lint.ts';
 import { conditionalMacros, otherSections, sectionKinds } from './keywords.ts';
-
-export interface FileDigest {
-  readonly path: string;
-  readonly digest: string;
-}
 
 /** One side of the comparison: every file's digest, and haproxy.cfg's text. */
 export interface FileSetText {
@@ -30,16 +30,8 @@ export interface FileSetText {
   readonly config: string;
 }
 
-/** A server slot as the new haproxy.cfg declares it. */
-export interface ServerChange {
-  readonly backend: string;
-  readonly server: string;
-  /** An IPv4 or IPv6 literal (no brackets). */
-  readonly address: string;
-  readonly port: number;
-  /** `maint`: the line ends with `disabled` (an empty slot); `ready` otherwise. */
-  readonly state: 'ready' | 'maint';
-}
+/** A server slot as the new haproxy.cfg declares it: what a runtime change request carries. */
+export type ServerChange = RuntimeChangeBody;
 
 export type RuntimePlan =
   | {
@@ -49,9 +41,6 @@ export type RuntimePlan =
       readonly lines: readonly string[];
     }
   | { readonly runtime: false; readonly reason: string };
-
-/** Proxy and server names put into runtime commands: HAProxy's identifier characters. */
-export const runtimeNamePattern = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 const sectionKeywords: ReadonlySet<string> = new Set([
   ...Object.keys(sectionKinds),

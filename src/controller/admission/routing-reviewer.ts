@@ -40,7 +40,7 @@ import type { RoutingReviewer } from '../../webhook/index.ts';
 import { type ClusterSnapshot, emptySnapshot } from '../routing/cluster-snapshot.ts';
 import type { ClusterWatch } from '../watch/cluster-watch.ts';
 import type { ConfigPipeline, PipelineOutcome } from '../pipeline/config-pipeline.ts';
-import { ingressEventReasons } from '../routing/ingress-events.ts';
+import { ingressEventReasons } from '../routing/ingress-event-reasons.ts';
 import { isProblem } from '../../validation/ingress-checks.ts';
 import { ClaimHolders, newCrossNamespaceClaims } from '../../validation/ingress-claims.ts';
 import { HostOwners, newForeignHosts } from '../../validation/host-ownership.ts';

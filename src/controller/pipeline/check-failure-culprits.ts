@@ -11,7 +11,7 @@
  */
 import { objectKey } from '../routing/cluster-snapshot.ts';
 import type { CheckFailureLocation } from '../render/check-failure-locations.ts';
-import type { ExcludedIngress, RoutingModel } from '../routing/routing-model.ts';
+import type { ExcludedIngress, RoutingModel } from '../routing/model-types.ts';
 import { annotationPrefix } from '../../validation/ingress-checks.ts';
 import type { IngressView } from '../../validation/ingress-view.ts';
 

@@ -18,7 +18,7 @@ import type { ControllerMetrics } from '../status/controller-metrics.ts';
 import { ingressEvents, ingressStates } from '../routing/ingress-events.ts';
 import type { IngressStatusPublisher } from '../status/ingress-status-publisher.ts';
 import { type ClusterSnapshot, objectKey } from '../routing/cluster-snapshot.ts';
-import type { ModelIngress, ModelResult } from '../routing/routing-model.ts';
+import type { ModelIngress, ModelResult } from '../routing/model-types.ts';
 import { type StatusReporter, templateConfigRef } from '../../api/status-reporter.ts';
 
 export interface ReconcilerOptions {

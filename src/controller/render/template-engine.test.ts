@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readTemplateConfig } from '../../api/template-config.ts';
-import type { RoutingModel } from '../routing/routing-model.ts';
+import type { RoutingModel } from '../routing/model-types.ts';
 import {
   contextNames,
   createTemplateEngine,

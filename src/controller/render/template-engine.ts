@@ -21,7 +21,7 @@ import { Liquid, Output, type Template } from 'liquidjs';
 import { defaultApplyLimits } from '../../agent-api/apply-request.ts';
 import { describeError } from '../../errors.ts';
 import type { KeptFiles } from './kept-files.ts';
-import type { RoutingModel } from '../routing/routing-model.ts';
+import type { RoutingModel } from '../routing/model-types.ts';
 import { lastingItem } from './context-transfer.ts';
 import { type MappedList, mappedReusing } from '../routing/sorted-reuse.ts';
 import { computesNames, reusingForTag } from './template-fragments.ts';

@@ -9,7 +9,7 @@
  * returns their served forms before and after, for the claims to edit in turn.
  */
 import { objectKey } from './cluster-snapshot.ts';
-import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
+import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.ts';
 import { annotationPrefix } from '../../validation/ingress-checks.ts';
 import { type ForeignHost, HostOwners } from '../../validation/host-ownership.ts';
 import { hostSharingAnnotation } from '../../validation/host-sharing.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HostStops, notFoundBackend } from './host-stops.ts';
-import type { ModelRoute } from './routing-model.ts';
+import type { ModelRoute } from './model-types.ts';
 
 function route(host: string, pathType: 'Exact' | 'Prefix', path: string): ModelRoute {
   return {

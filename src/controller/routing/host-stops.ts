@@ -12,7 +12,7 @@
  * only the entries of the hosts its Ingress touches. Pure.
  */
 import type { ListChange } from './route-claims.ts';
-import type { MapEntry, ModelRoute } from './routing-model.ts';
+import type { MapEntry, ModelRoute } from './model-types.ts';
 
 /** The default template's backend that answers 404; a template serving maps must have it. */
 export const notFoundBackend = 'haptic_not_found';

@@ -1,48 +1,19 @@
 /**
- * What the routing model tells the owners of Ingresses: the reasons a part of an Ingress is
- * not served as written, one Warning Event per Ingress, and the counts behind
+ * What the routing model tells the owners of Ingresses: one Warning Event per Ingress for the
+ * parts not served as written (reasons in ingress-event-reasons.ts), and the counts behind
  * `haptic_ingresses{state}`. Pure.
  */
-import type { ModelResult } from './routing-model.ts';
+import type { Problem } from '../../problem.ts';
+import {
+  type IngressEventReason,
+  type ModelWarning,
+  ingressEventReasons,
+} from './ingress-event-reasons.ts';
+import type { ModelResult } from './model-types.ts';
 
-/** Reasons of the Warning Events on Ingresses, most serious first. */
-export const ingressEventReasons = {
-  /** The Ingress has a value the controller refuses; it is left out whole. */
-  IngressExcluded: 'IngressExcluded',
-  /** A host is owned by another namespace that does not share it; the Ingress's part for it is left out. */
-  HostConflict: 'HostConflict',
-  /** A path or TLS host is held by an older Ingress; that part is left out. */
-  IngressConflict: 'IngressConflict',
-  /** A TLS Secret HAProxy would not load (key type or size, signature, pair, expiry); its hosts get the default certificate. */
-  TLSSecretInvalid: 'TLSSecretInvalid',
-  /** A TLS entry names no host and the Ingress has no rule hosts; its certificate is not used. */
-  TLSHostsMissing: 'TLSHostsMissing',
-  /** A namespace, or all together, would go over a budget of server slots or certificate bytes; the newest objects are left out. */
-  BudgetExceeded: 'BudgetExceeded',
-  /** A backend endpoint points at an address HAProxy may not use, FQDN slices are turned off, or a Service has more endpoints than a backend serves. */
-  EndpointRefused: 'EndpointRefused',
-  /** A TLS Secret does not exist (yet); its hosts get the default certificate. */
-  TLSSecretMissing: 'TLSSecretMissing',
-  /** An FQDN endpoint does not resolve; it is left out until it does. */
-  EndpointUnresolved: 'EndpointUnresolved',
-} as const;
-
-export type IngressEventReason = (typeof ingressEventReasons)[keyof typeof ingressEventReasons];
-
-/** A part of an Ingress that is not served as written (the Ingress itself still is). */
-export interface ModelWarning {
-  /** `namespace/name` of the Ingress; absent for controller-wide problems (default certificate). */
-  readonly ingress?: string;
-  readonly reason: Exclude<IngressEventReason, 'IngressExcluded'>;
-  /** A full sentence naming the object and the fix. */
-  readonly message: string;
-}
-
-export interface IngressEvent {
+export interface IngressEvent extends Problem<IngressEventReason> {
   readonly namespace: string;
   readonly name: string;
-  readonly reason: IngressEventReason;
-  readonly message: string;
 }
 
 const rank: readonly IngressEventReason[] = Object.values(ingressEventReasons);

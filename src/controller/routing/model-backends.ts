@@ -15,8 +15,8 @@ import {
 } from './cluster-snapshot.ts';
 import { type EndpointRefusal, endpointRefusal } from '../../validation/endpoint-addresses.ts';
 import { serverSlots } from './server-slots.ts';
-import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
-import type { ModelBackend, ModelServer } from './routing-model.ts';
+import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.ts';
+import type { ModelBackend, ModelServer } from './model-types.ts';
 import type { BackendView, IngressView } from '../../validation/ingress-view.ts';
 import type { ServiceRef } from '../../validation/validate-ingress.ts';
 

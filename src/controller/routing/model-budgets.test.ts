@@ -5,7 +5,7 @@ import {
   applyBudgets,
   defaultModelBudgets,
 } from './model-budgets.ts';
-import type { ModelBackend, ModelRoute } from './routing-model.ts';
+import type { ModelBackend, ModelRoute } from './model-types.ts';
 import { serverSlots } from './server-slots.ts';
 import type { ValidIngress } from '../../validation/validate-ingress.ts';
 

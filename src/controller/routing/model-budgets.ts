@@ -14,8 +14,8 @@
  * the object, so what served first keeps serving. Pure.
  */
 import { objectKey } from './cluster-snapshot.ts';
-import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
-import type { ModelBackend, ModelCertificate, ModelRoute } from './routing-model.ts';
+import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.ts';
+import type { ModelBackend, ModelCertificate, ModelRoute } from './model-types.ts';
 import { serverSlots } from './server-slots.ts';
 import type { ValidIngress } from '../../validation/validate-ingress.ts';
 

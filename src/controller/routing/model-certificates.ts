@@ -8,8 +8,8 @@
  * on the default certificate, with a warning; the Ingress's routes are served either way.
  */
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
-import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
-import type { ModelCertificate } from './routing-model.ts';
+import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.ts';
+import type { ModelCertificate } from './model-types.ts';
 import { certificatePem } from './tls-secret.ts';
 import { tlsHostsOf } from '../../validation/ingress-claims.ts';
 import type { ValidIngress } from '../../validation/validate-ingress.ts';

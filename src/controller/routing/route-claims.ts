@@ -11,14 +11,14 @@
  */
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import { objectKey } from './cluster-snapshot.ts';
-import { type ModelWarning, ingressEventReasons } from './ingress-events.ts';
+import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.ts';
 import {
   type BackendResult,
   type KeptBackends,
   backendName,
   buildBackend,
 } from './model-backends.ts';
-import type { MapEntry, ModelBackend, ModelRoute } from './routing-model.ts';
+import type { MapEntry, ModelBackend, ModelRoute } from './model-types.ts';
 import {
   describeRoute,
   olderFirst,

@@ -13,9 +13,16 @@
  *   certificate with a warning (model-certificates.ts);
  * - backend names cannot collide, and no server points at the HAProxy host (model-backends.ts).
  */
-import type { ModelSlot } from './server-slots.ts';
 import { type ClusterSnapshot, objectKey } from './cluster-snapshot.ts';
-import type { ModelWarning } from './ingress-events.ts';
+import type { ModelWarning } from './ingress-event-reasons.ts';
+import type {
+  ExcludedIngress,
+  MapEntry,
+  ModelBackend,
+  ModelIngress,
+  ModelResult,
+  ModelRoute,
+} from './model-types.ts';
 import type { KeptBackends } from './model-backends.ts';
 import { buildCertificates } from './model-certificates.ts';
 import { type ClaimState, claimAll, editClaims, exactEntry, prefixEntry } from './route-claims.ts';
@@ -28,95 +35,6 @@ import type { ValidIngress } from '../../validation/validate-ingress.ts';
 import type { IngressView } from '../../validation/ingress-view.ts';
 import { type SortedList, sortedEdit, sortedReusing } from './sorted-reuse.ts';
 import { checkedIngress } from './checked-ingress.ts';
-
-export interface ModelRoute {
-  /** Host as written; `*` for rules without a host. */
-  readonly host: string;
-  readonly pathType: 'Exact' | 'Prefix';
-  readonly path: string;
-  /** Map keys: the path itself (without a trailing slash) and, for Prefix, the subtree. */
-  readonly exactKey: string;
-  readonly prefixKey: string;
-  readonly backend: string;
-  readonly ingress: string;
-}
-
-export interface ModelServer {
-  readonly name: string;
-  readonly address: string;
-  readonly port: number;
-  /** `address:port`, IPv6 in brackets. */
-  readonly endpoint: string;
-}
-
-/** One line of a map file: a key (host and path) and a backend name. */
-export interface MapEntry {
-  readonly key: string;
-  readonly backend: string;
-}
-
-export interface ModelBackend {
-  readonly name: string;
-  readonly namespace: string;
-  readonly service: string;
-  readonly servicePort: string;
-  readonly servers: readonly ModelServer[];
-  /** The servers placed in a fixed number of slots, the rest spare (server-slots.ts). */
-  readonly slots: readonly ModelSlot[];
-}
-
-/**
- * One crt-list line's worth of a certificate: a certificate with more hosts than one line of
- * HAProxy's holds comes as several entries naming the same file (model-certificates.ts).
- */
-export interface ModelCertificate {
-  /** Path of the PEM file under the base directory. */
-  readonly file: string;
-  readonly secret: string;
-  /** SNI names (never empty: an entry without hosts serves the Ingress's rule hosts). */
-  readonly hosts: readonly string[];
-}
-
-export interface ModelIngress {
-  readonly namespace: string;
-  readonly name: string;
-  readonly annotations: Readonly<Record<string, string>>;
-}
-
-export interface ExcludedIngress {
-  readonly namespace: string;
-  readonly name: string;
-  readonly field: string;
-  readonly message: string;
-}
-
-export interface RoutingModel {
-  readonly routes: readonly ModelRoute[];
-  /**
-   * Exact-match keys: Exact paths, and Prefix paths themselves (`/foo` for Prefix `/foo`),
-   * Exact winning when both claim a key. Sorted by key.
-   */
-  readonly exactMap: readonly MapEntry[];
-  /** Prefix subtrees (`host/foo/`), longest first, for HAProxy's first-match `map_beg`. */
-  readonly prefixMap: readonly MapEntry[];
-  readonly backends: readonly ModelBackend[];
-  readonly certificates: readonly ModelCertificate[];
-  /** `ssl/default.pem`, or null without a usable default certificate. */
-  readonly defaultCertificate: string | null;
-  readonly ingresses: readonly ModelIngress[];
-}
-
-export interface ModelResult {
-  readonly model: RoutingModel;
-  /** Files the model refers to (certificates), path → content. */
-  readonly files: ReadonlyMap<string, string>;
-  readonly excluded: readonly ExcludedIngress[];
-  /**
-   * Parts of served Ingresses left out (conflicts, TLS Secrets, refused endpoints), one
-   * sentence each; `ingressEvents` turns them into one Event per Ingress.
-   */
-  readonly warnings: readonly ModelWarning[];
-}
 
 export interface ModelOptions {
   /** `namespace/name` of the default certificate Secret. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { minimumSlots, serverSlots, slotCount, spareEndpoint } from './server-slots.ts';
-import type { ModelServer } from './routing-model.ts';
+import type { ModelServer } from './model-types.ts';
 
 function servers(count: number, offset = 0): ModelServer[] {
   return Array.from({ length: count }, (_, i) => {

@@ -13,22 +13,13 @@
  *   (`probesPerSlot`); past it, as only endpoints colliding on purpose get, an endpoint takes
  *   the lowest free slot.
  */
-import type { ModelServer } from './routing-model.ts';
+import type { ModelServer, ModelSlot } from './model-types.ts';
 
 /** Slots of a backend with no endpoints. @default 4 */
 export const minimumSlots = 4;
 
 /** The address a spare slot holds: nothing listens there, and the slot is `disabled`. */
 export const spareEndpoint = '127.0.0.1:1';
-
-export interface ModelSlot {
-  /** `s1`, `s2`, …: the `server` name, the same for the slot whatever it holds. */
-  readonly name: string;
-  /** The endpoint (`address:port`, IPv6 in brackets), or `spareEndpoint`. */
-  readonly endpoint: string;
-  /** True for an empty slot (rendered `disabled`). */
-  readonly spare: boolean;
-}
 
 /** The number of slots for `endpoints` endpoints. */
 export function slotCount(endpoints: number): number {
