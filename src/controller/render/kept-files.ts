@@ -13,7 +13,7 @@
  * fails the same way.
  */
 import type { Template } from 'liquidjs';
-import { templateInputs } from './template-fragments.ts';
+import { templateInputs } from './template-purity.ts';
 
 type Context = Readonly<Record<string, unknown>>;
 

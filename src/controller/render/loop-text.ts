@@ -1,5 +1,5 @@
 /**
- * What a direct loop (template-fragments.ts) emitted in its last render: the list, the text,
+ * What a direct loop (direct-loop.ts) emitted in its last render: the list, the text,
  * and after each item the length of the text so far and the memory units (Liquid's
  * `memoryLimit`) its items used so far. The next render of a list that shares items with it
  * at its ends (sharedEnds: the same objects, which the model and the render process's decoder

@@ -24,7 +24,8 @@ import type { KeptFiles } from './kept-files.ts';
 import type { RoutingModel } from '../routing/model-types.ts';
 import { lastingItem } from './context-transfer.ts';
 import { type MappedList, mappedReusing } from '../routing/sorted-reuse.ts';
-import { computesNames, reusingForTag } from './template-fragments.ts';
+import { reusingForTag } from './template-fragments.ts';
+import { computesNames } from './template-purity.ts';
 import type { TemplateConfig } from '../../api/template-config.ts';
 
 export interface RenderedFile {
