@@ -18,11 +18,7 @@ import {
   otherSections,
   sectionKinds,
 } from './keywords.ts';
-import {
-  type LintFinding,
-  haproxyLintReasons as reasons,
-  lintFinding,
-} from './lint-finding.ts';
+import { type LintFinding, haproxyLintReasons as reasons, lintFinding } from './lint-finding.ts';
 import { refusedKeywordReasons } from './refused-keywords.ts';
 import { type DeclaredServers, ServerTally, declaredServers } from './server-count.ts';
 import { wordLimitFinding } from './word-limit.ts';

@@ -7,11 +7,7 @@
  */
 import { isConfigSpace } from './config-words.ts';
 import { crtListSettings, entryOf, fileArgumentWords } from './keywords.ts';
-import {
-  type LintFinding,
-  haproxyLintReasons as reasons,
-  lintFinding,
-} from './lint-finding.ts';
+import { type LintFinding, haproxyLintReasons as reasons, lintFinding } from './lint-finding.ts';
 import { isInDirectoryPath } from './word-rules.ts';
 
 interface CrtListLine {

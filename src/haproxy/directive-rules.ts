@@ -28,19 +28,10 @@ import {
   statsSettings,
   timeoutNames,
 } from './keywords.ts';
-import {
-  type LintFinding,
-  haproxyLintReasons as reasons,
-  lintFinding,
-} from './lint-finding.ts';
+import { type LintFinding, haproxyLintReasons as reasons, lintFinding } from './lint-finding.ts';
 import { refusedKeywordReasons } from './refused-keywords.ts';
 import { templateCountFinding } from './server-count.ts';
-import {
-  addressProblem,
-  hostNameProblem,
-  isInDirectoryPath,
-  literal,
-} from './word-rules.ts';
+import { addressProblem, hostNameProblem, isInDirectoryPath, literal } from './word-rules.ts';
 
 type Refuse = (directive: string, what: string) => LintFinding;
 

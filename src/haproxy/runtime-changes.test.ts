@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseServerAddress } from './server-lines.ts';
+import { rewriteServerSlots } from './slot-rewrite.ts';
 import {
   type FileSetText,
-  parseServerAddress,
   type ServerChange,
-  rewriteServerSlots,
   rewrittenPlan,
   runtimePlan,
   serverCommands,

@@ -11,11 +11,7 @@
  * (server-slots.ts); a unit test holds the two equal.
  */
 import type { ConfigWord } from './config-words.ts';
-import {
-  type LintFinding,
-  haproxyLintReasons as reasons,
-  lintFinding,
-} from './lint-finding.ts';
+import { type LintFinding, haproxyLintReasons as reasons, lintFinding } from './lint-finding.ts';
 import { literal } from './word-rules.ts';
 
 /** Servers one section (a backend or listen section) may declare. */

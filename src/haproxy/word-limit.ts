@@ -15,11 +15,7 @@
  * to do about it.
  */
 import { type ConfigLine, maxLineWords } from './config-words.ts';
-import {
-  type LintFinding,
-  haproxyLintReasons as reasons,
-  lintFinding,
-} from './lint-finding.ts';
+import { type LintFinding, haproxyLintReasons as reasons, lintFinding } from './lint-finding.ts';
 
 /** The finding for a line with more words than HAProxy reads, or undefined. */
 export function wordLimitFinding(line: ConfigLine): LintFinding | undefined {

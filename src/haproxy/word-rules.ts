@@ -12,11 +12,7 @@ import {
   allowedEnvironment,
   fileArgumentWords,
 } from './keywords.ts';
-import {
-  type LintFinding,
-  haproxyLintReasons as reasons,
-  lintFinding,
-} from './lint-finding.ts';
+import { type LintFinding, haproxyLintReasons as reasons, lintFinding } from './lint-finding.ts';
 
 export interface WordContext {
   /** `default-path config` came first, so relative paths resolve in the configuration's directory. */

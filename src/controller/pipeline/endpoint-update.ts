@@ -11,11 +11,11 @@ import { configFileName } from '../../agent-api/api-types.ts';
 import type { FileDigest } from '../../agent-api/file-set-digest.ts';
 import {
   type ServerChange,
-  parseServerAddress,
-  rewriteServerSlots,
   rewrittenPlan,
   slotLineFindings,
 } from '../../haproxy/runtime-changes.ts';
+import { parseServerAddress } from '../../haproxy/server-lines.ts';
+import { rewriteServerSlots } from '../../haproxy/slot-rewrite.ts';
 import { contentDigest } from '../../sandbox/content-digest.ts';
 import type { ApplyFile } from '../../agent-api/apply-encoding.ts';
 import type { ClusterSnapshot } from '../routing/cluster-snapshot.ts';
