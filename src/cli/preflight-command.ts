@@ -145,7 +145,7 @@ async function runPreflight(flags: PreflightFlags): Promise<number> {
   };
   const helm = startReleaseRender(ioOptions);
   // The template lint's render process (a second Node) starts next, to be up when helm ends.
-  const renderProcess = import('../controller/render/template-renderer.ts').then(
+  const renderProcess = import('../controller/render/spare-render-process.ts').then(
     ({ startRenderProcess }) => startRenderProcess(),
   );
   renderProcess.catch(() => undefined);

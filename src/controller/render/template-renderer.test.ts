@@ -6,12 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lastingItem } from './context-transfer.ts';
 import { readTemplateConfig } from '../../api/template-config.ts';
 import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
-import {
-  type RenderJob,
-  TemplateRenderer,
-  spareNiceness,
-  startRenderProcess,
-} from './template-renderer.ts';
+import { type RenderJob, TemplateRenderer } from './template-renderer.ts';
+import { spareNiceness, startRenderProcess } from './spare-render-process.ts';
 
 // Liquid's own memory count is set out of the way: the hard limits are what stops these. The
 // heap is roomy, so the time limit is what a CPU-bound case meets first on any machine; the
@@ -324,7 +320,7 @@ describe('a render process started in advance', () => {
   });
 
   it('ends when the process that started it is killed by a signal', async () => {
-    const module = fileURLToPath(new URL('./template-renderer.ts', import.meta.url));
+    const module = fileURLToPath(new URL('./spare-render-process.ts', import.meta.url));
     const starter = spawn(
       process.execPath,
       [

@@ -11,23 +11,17 @@
  * controller ("FATAL ERROR: Reached heap limit", nodejs/node#47224), and `--max-old-space-size`
  * overrides them (nodejs/node#43991). A process that runs out of heap takes only itself down.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { getCompileCacheDir } from 'node:module';
-import { getPriority, setPriority } from 'node:os';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describeError } from '../../errors.ts';
-import { packageRoot } from '../../version.ts';
-import { ContextEncoder } from './context-transfer.ts';
 import type { TemplateConfig } from '../../api/template-config.ts';
 import { type TemplateLimits, defaultTemplateLimits, templateField } from './template-engine.ts';
 import {
-  type RenderWorkerLimits,
   type RenderWorkerOutcome,
   type RenderWorkerRequest,
   readRenderWorkerMessage,
   receivedFiles,
 } from './render-worker-protocol.ts';
+import { type RenderProcess, forkRenderProcess } from './render-process.ts';
+import { takeSpare } from './spare-render-process.ts';
 
 export interface RenderJob {
   /** Reuse the parse while the key stays (a stored config's uid/resourceVersion). */
@@ -40,18 +34,6 @@ export interface RenderJob {
 
 /** Time the process gets beyond the limit to report Liquid's own limit error first. */
 const graceMs = 200;
-/** stderr kept from a render process, to tell running out of heap from other crashes. */
-const maxStderr = 4096;
-
-/**
- * The render process's entry: beside this module in the sources; when built, at its own place
- * in dist/, which this module's chunk is not (dev/build-dist.ts).
- */
-const workerFile = fileURLToPath(
-  extname(fileURLToPath(import.meta.url)) === '.ts'
-    ? new URL('./render-worker.ts', import.meta.url)
-    : new URL('dist/controller/render/render-worker.js', packageRoot),
-);
 
 interface Pending {
   readonly job: RenderJob;
@@ -66,130 +48,6 @@ interface Running extends Pending {
   readonly timer: NodeJS.Timeout;
   field: string;
   timedOut: boolean;
-}
-
-interface RenderProcess {
-  readonly child: ChildProcess;
-  readonly limits: TemplateLimits;
-  stderr: string;
-  /** The texts of the last successful outcome it sent, by path (it sends changed ones only). */
-  readonly received: Map<string, string>;
-  /** Lasting items by the ids this process was sent (a new process starts with none). */
-  readonly encoder: ContextEncoder;
-}
-
-/**
- * The render process's whole environment: only the compile cache this process uses (main.js
- * turns it on), so the process skips compiling its modules as the command did. Never
- * the rest: the environment may hold credentials, and templates are untrusted.
- */
-function renderProcessEnv(): Record<string, string> {
-  const cacheDir = getCompileCacheDir();
-  // Portable as main.js turns it on: entries keyed by paths relative to the directory.
-  return cacheDir === undefined
-    ? {}
-    : { NODE_COMPILE_CACHE: cacheDir, NODE_COMPILE_CACHE_PORTABLE: '1' };
-}
-
-/** Starts a render process, idle (it keeps nothing alive) until a renderer gives it work. */
-function forkRenderProcess(limits: TemplateLimits): RenderProcess {
-  const workerLimits: RenderWorkerLimits = {
-    parseLimit: limits.parseLimit,
-    renderLimitMs: limits.renderLimitMs,
-    memoryLimit: limits.memoryLimit,
-  };
-  const child = fork(workerFile, [JSON.stringify(workerLimits)], {
-    execArgv: [`--max-old-space-size=${limits.heapMb}`],
-    env: renderProcessEnv(),
-    serialization: 'advanced',
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-  });
-  const renderProcess: RenderProcess = {
-    child,
-    limits,
-    stderr: '',
-    received: new Map(),
-    encoder: new ContextEncoder(),
-  };
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    if (renderProcess.stderr.length < maxStderr) renderProcess.stderr += chunk.slice(0, maxStderr);
-  });
-  child.on('error', (error) => {
-    renderProcess.stderr += describeError(error);
-  });
-  child.unref();
-  child.channel?.unref();
-  return renderProcess;
-}
-
-/** A render process started before any renderer asked for one (`startRenderProcess`). */
-let spare: RenderProcess | undefined;
-
-/**
- * How much nicer than this process a render process started in advance runs, for its whole
- * life (a niceness cannot be lowered again without privilege): it starts while the command
- * waits on something that needs the CPU more (preflight: helm, whose output the render waits
- * for anyway), so it boots on what that leaves. Its render later runs beside the command's own
- * work (preflight's parse of helm's output) and gets the CPU that work leaves; when the command
- * waits for it, nothing of the command competes. Measured with `bench/preflight.ts`: a live
- * preflight 3-8 ms sooner on two cores.
- */
-export const spareNiceness = 10;
-
-/**
- * Starts a render process now, for the next renderer with these limits to take instead of
- * starting its own: a command that knows it will render (`haptic preflight`) starts it while
- * it waits on something else, so Node's start-up and the module loading of the process are
- * not on its path (and runs it `spareNiceness` nicer). Returns the stop: it kills the process
- * unless a renderer took it (then the renderer's `close` does). The process also exits by
- * itself when this one ends (its IPC channel closes), so a signal or a crash leaves nothing
- * behind.
- */
-export function startRenderProcess(limits: TemplateLimits = defaultTemplateLimits): () => void {
-  const started = forkRenderProcess(limits);
-  lowerPriority(started.child);
-  if (spare !== undefined) spare.child.kill('SIGKILL');
-  spare = started;
-  return () => {
-    if (spare !== started) return;
-    spare = undefined;
-    started.child.kill('SIGKILL');
-  };
-}
-
-/**
- * The child's priority `spareNiceness` below this process's (19 at most). Raising a niceness
- * needs no privilege. Best effort: on Linux it applies to the child's main thread and to the
- * threads that thread starts later, not to a thread already started (the call comes right
- * after the fork, before Node's start-up). Where it fails (the child already ended, a system
- * that refuses), the child keeps this process's priority and only competes more.
- */
-function lowerPriority(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    setPriority(child.pid, Math.min(19, getPriority() + spareNiceness));
-  } catch {
-    // Left at this process's priority (see above).
-  }
-}
-
-/** The spare render process, if it runs with exactly these limits and has not exited. */
-function takeSpare(limits: TemplateLimits): RenderProcess | undefined {
-  const taken = spare;
-  if (taken === undefined || !sameLimits(taken.limits, limits)) return undefined;
-  spare = undefined;
-  if (taken.child.exitCode === null && taken.child.signalCode === null) return taken;
-  return undefined;
-}
-
-function sameLimits(a: TemplateLimits, b: TemplateLimits): boolean {
-  return (
-    a.heapMb === b.heapMb &&
-    a.parseLimit === b.parseLimit &&
-    a.renderLimitMs === b.renderLimitMs &&
-    a.memoryLimit === b.memoryLimit
-  );
 }
 
 function failure(field: string, message: string): RenderWorkerOutcome {
