@@ -122,15 +122,15 @@ describe('a routing review under a hostile template', () => {
     const busy = reviewer.reviewIngress(ingress, 'app', arriving());
     const gone = new AbortController();
     const started = performance.now();
+    // The one slot is taken: the call returns with the review in the queue, and it is given up.
     const waiting = reviewer.reviewTemplateConfig(hostile, 'haptic', arriving(gone));
-    setTimeout(() => {
-      gone.abort();
-    }, 100);
+    gone.abort();
     expect(await waiting).toMatchObject({
       allowed: true,
       findings: [{ code: validationCodes.RenderUnchecked, severity: 'warning' }],
     });
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // At once, long before the deadline the busy review runs to.
+    expect(performance.now() - started).toBeLessThan(defaultDeadlineMs / 4);
     await busy;
   });
 });

@@ -11,7 +11,6 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../dev/lib/free-port.ts';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
 import {
@@ -23,6 +22,7 @@ import { projectRoot } from '../../../dev/lib/tools.ts';
 import { sitePorts } from './site.ts';
 import { getLocal } from '../../../src/agent/local-client.ts';
 import { MasterSocket } from '../../../src/agent/master-socket.ts';
+import { eventually } from '../../support/eventually.ts';
 import type { AgentEndpoint } from '../../../src/controller/delivery/agent-client.ts';
 
 export const cliPath = join(projectRoot, 'src/cli/main.ts');
@@ -124,16 +124,21 @@ export class Replica {
       env,
     });
     this.#agent = agent;
-    const deadline = Date.now() + 20_000;
     const life = { exited: false };
     void agent.exited.then(() => {
       life.exited = true;
     });
-    while (Date.now() < deadline && !life.exited) {
-      const answer = await getLocal(this.localSocket, '/healthz', 1_000).catch(() => undefined);
-      if (answer?.status === 200) return;
-      await sleep(50);
-    }
+    const healthy = await eventually(
+      `agent ${this.name} answers /healthz`,
+      async () => {
+        if (life.exited) return 'exited';
+        const answer = await getLocal(this.localSocket, '/healthz', 1_000);
+        return answer.status === 200 ? 'healthy' : `status ${String(answer.status)}`;
+      },
+      (state) => state === 'healthy' || state === 'exited',
+      20_000,
+    ).catch(() => 'not healthy');
+    if (healthy === 'healthy') return;
     throw new Error(`agent ${this.name} did not become healthy:\n${this.agentLogText()}`);
   }
 
@@ -174,15 +179,16 @@ export class Replica {
       },
     });
     const master = new MasterSocket(this.masterSocket, 1_000);
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const answer = await master.command('show proc').catch(() => '');
-      if (/\bworker\b/.test(answer)) return;
-      await sleep(50);
-    }
-    throw new Error(
-      `HAProxy ${this.name} did not start:\n${readFileSync(join(this.dir, 'haproxy.log'), 'utf8')}`,
-    );
+    await eventually(
+      `HAProxy ${this.name} runs a worker`,
+      () => master.command('show proc'),
+      (answer) => /\bworker\b/.test(answer),
+      20_000,
+    ).catch(() => {
+      throw new Error(
+        `HAProxy ${this.name} did not start:\n${readFileSync(join(this.dir, 'haproxy.log'), 'utf8')}`,
+      );
+    });
   }
 
   /** Stops HAProxy, master and workers: its master socket no longer answers. */

@@ -8,6 +8,7 @@ import {
   jobOutcomes,
   kubectl,
 } from '../../support/cluster.ts';
+import { eventually } from '../../support/eventually.ts';
 import { apply, renderTemplate } from './chart-objects.ts';
 import { names, readSecrets, versions } from './renewal-harness.ts';
 
@@ -47,9 +48,12 @@ async function shell(
 /** The guide names each Job by `date +%s`: start the next one in a new second. */
 async function nextSecond(): Promise<void> {
   const second = Math.floor(Date.now() / 1000);
-  while (Math.floor(Date.now() / 1000) === second) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(
+    'the next second',
+    () => Promise.resolve(Math.floor(Date.now() / 1000)),
+    (now) => now > second,
+    2_000,
+  );
 }
 
 interface JobLogLine {

@@ -97,6 +97,9 @@ function ingress(namespace: string, name: string, host: string, timeout: string,
   };
 }
 
+/** The chart's livenessProbe of the controller leaves timeoutSeconds at Kubernetes' 1. */
+const livenessProbeTimeoutMs = 1_000;
+
 const all = (value: string) => (answers: string[]) => answers.every((answer) => answer === value);
 
 beforeAll(async () => {
@@ -205,7 +208,8 @@ describe('template resource limits', () => {
       await watcher;
     }
     expect(failures).toBe(0);
-    expect(slowest).toBeLessThan(1_000);
+    // Each an answer the kubelet's liveness probe takes, not a failure.
+    expect(slowest).toBeLessThan(livenessProbeTimeoutMs);
     // Still served from the last good configuration, and rendering again once fixed.
     expect(await site.everywhere('shop.b.example.com', '/cart', ['http'])).toEqual(
       Array(2).fill('200 web /cart'),

@@ -25,6 +25,15 @@ function route(host: string, path: string, pathType: string, service: string) {
 
 const all = (value: string) => (answers: string[]) => answers.every((answer) => answer === value);
 
+async function controllerMetrics(): Promise<string> {
+  return (await fetch(`http://${site.controllers[0]?.address ?? ''}:9090/metrics`)).text();
+}
+
+/** haptic_ingresses{state="excluded"}: the Ingresses the last render left out. */
+function excluded(metrics: string): number {
+  return Number(/^haptic_ingresses\{state="excluded"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+}
+
 describe('haptic run against the chart, two HAProxy replicas and real agents', () => {
   it('serves an Ingress on both replicas over HTTP and HTTPS, follows changes, and 404s after deletion', async () => {
     await site.tlsSecret('shop-tls', 'shop.example.com');
@@ -215,12 +224,27 @@ describe('haptic run against the chart, two HAProxy replicas and real agents', (
     );
     expect(events).toContain('haproxy -c rejects');
     expect(events).not.toContain('only supports');
-    // A change meanwhile is not delivered; the last good configuration keeps serving.
+    // A change meanwhile is not delivered; the last good configuration keeps serving. An
+    // Ingress the controller leaves out, written after the change, shows when a render has
+    // seen it: the controller reads Ingresses in the order they were written.
+    const excludedBefore = excluded(await controllerMetrics());
     await site.apply(site.ingress('steady', [route('steady.example.com', '/', 'Prefix', 'alpha')]));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const marker = site.ingress('rendered-marker', [
+      route('marker.example.com', '/', 'Prefix', 'alpha'),
+    ]) as { metadata: Record<string, unknown> };
+    marker.metadata.annotations = { 'haproxy-haptic.org/timeout': '5s\nlua-load /tmp/x.lua' };
+    await site.apply(marker);
+    await eventually(
+      'a render that saw the change (the marker left out)',
+      controllerMetrics,
+      (metrics) => excluded(metrics) === excludedBefore + 1,
+    );
     expect(await site.everywhere('steady.example.com', '/', ['http'])).toEqual(
       Array(2).fill('200 beta /'),
     );
+    expect(
+      (await kubectl(['delete', 'ingress', 'rendered-marker', '-n', site.namespace])).exitCode,
+    ).toBe(0);
     expect((await patch(good)).exitCode).toBe(0);
     await eventually(
       'resumed',

@@ -15,7 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
-import { type ClusterSnapshot, emptySnapshot } from '../../../src/controller/routing/cluster-snapshot.ts';
+import {
+  type ClusterSnapshot,
+  emptySnapshot,
+} from '../../../src/controller/routing/cluster-snapshot.ts';
 import { ConfigPipeline } from '../../../src/controller/pipeline/config-pipeline.ts';
 import { createRoutingReviewer } from '../../../src/controller/admission/routing-reviewer.ts';
 import {
@@ -27,10 +30,12 @@ import {
 import { readIngress } from '../../../src/validation/ingress-view.ts';
 import {
   type WebhookServer,
+  defaultDeadlineMs,
   fixedCertificateSource,
   routingKindRoutes,
   startWebhook,
 } from '../../../src/webhook/index.ts';
+import { eventually } from '../../support/eventually.ts';
 
 const head = `global
   maxconn 100
@@ -233,11 +238,15 @@ async function watchChecks<T>(work: () => Promise<T>): Promise<{
   try {
     const result = await work();
     const answeredMs = performance.now() - started;
-    const until = performance.now() + 35_000;
-    do {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      sample();
-    } while (checksRunning().length > 0 && performance.now() < until);
+    await eventually(
+      "the sandbox's haproxy processes end",
+      () => {
+        sample();
+        return Promise.resolve(checksRunning());
+      },
+      (pids) => pids.length === 0,
+      35_000,
+    );
     const cpu = [...used.values()].reduce((sum, each) => sum + each, 0);
     return { result, cpu, lastSeenMs: lastSeen, answeredMs };
   } finally {
@@ -286,21 +295,27 @@ describe('reviews and the check sandbox', () => {
     const answer = review(templateConfig(`${heavy}# left\n`), '', gone.signal).catch(
       (error: unknown) => error,
     );
-    const started = performance.now();
-    while (checksRunning().length === 0 && performance.now() - started < 3_000) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(
+      "the review's check runs",
+      () => Promise.resolve(checksRunning()),
+      (pids) => pids.length > 0,
+      3_000,
+    );
     expect(checksRunning()).not.toEqual([]);
     gone.abort();
     const left = performance.now();
     await answer;
-    while (checksRunning().length > 0 && performance.now() - left < 3_000) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(
+      "the review's check stopped",
+      () => Promise.resolve(checksRunning()),
+      (pids) => pids.length === 0,
+      3_000,
+    );
     const ms = performance.now() - left;
     console.log(`check of a review whose caller left: stopped ${ms.toFixed(0)} ms after`);
     expect(checksRunning()).toEqual([]);
-    expect(ms).toBeLessThan(1_000);
+    // Long before the review's own deadline would have ended it.
+    expect(ms).toBeLessThan(defaultDeadlineMs / 4);
   });
 
   it("runs the reconciler's check at once while reviews flood the sandbox", async () => {
@@ -313,7 +328,14 @@ describe('reviews and the check sandbox', () => {
         reviews += 1;
       }
     });
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // The flood under way: a review answered (its check stopped at its deadline), the next
+    // ones' checks running.
+    await eventually(
+      'the flood holds the review lane',
+      () => Promise.resolve({ reviews, running: checksRunning().length }),
+      (now) => now.reviews > 0 && now.running > 0,
+      10_000,
+    );
     const started = performance.now();
     const reconciled = await pipeline.run(configured, snapshot, new Date());
     const ms = performance.now() - started;
@@ -322,8 +344,14 @@ describe('reviews and the check sandbox', () => {
       `reconciler check during a flood of ${String(reviews)} reviews: ${ms.toFixed(0)} ms, ${reconciled.ok ? 'checked' : reconciled.message}`,
     );
     expect(reconciled).toMatchObject({ ok: true });
-    expect(ms).toBeLessThan(3_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Not after a review's check: those run until the review's deadline.
+    expect(ms).toBeLessThan(defaultDeadlineMs - 1_000);
+    await eventually(
+      "the flood's last checks stopped",
+      () => Promise.resolve(checksRunning()),
+      (pids) => pids.length === 0,
+      500,
+    );
     expect(checksRunning()).toEqual([]);
   }, 60_000);
 

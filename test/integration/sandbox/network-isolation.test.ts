@@ -13,7 +13,7 @@
  */
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -23,6 +23,7 @@ import { projectRoot } from '../../../dev/lib/tools.ts';
 import { type CheckFile, checkHAProxyConfig } from '../../../src/sandbox/check-client.ts';
 import { checkPath } from '../../../src/sandbox/haproxy-check-run.ts';
 import { namespaceCommand } from '../../../src/sandbox/network-isolation.ts';
+import { eventually } from '../../support/eventually.ts';
 
 const helper = join(projectRoot, '.tools/bin/haptic-no-network');
 
@@ -55,22 +56,33 @@ interface ProbeResult {
   readonly outcome: { readonly resolve: string; readonly connect: string };
 }
 
-/** Runs the probe behind `isolation` (nothing for the control) and counts what arrived. */
+const marker = 'marker';
+
+/**
+ * Runs the probe behind `isolation` (nothing for the control) and counts what arrived. Once the
+ * probe has exited, this process sends a marker datagram and opens a marker connection: each
+ * listener handles them after anything the probe sent it, so once both arrived, the counts
+ * are final.
+ */
 async function probe(isolation: readonly string[]): Promise<ProbeResult> {
   const udp = createSocket('udp4');
-  let datagrams = 0;
-  udp.on('message', () => {
-    datagrams += 1;
+  const datagrams: string[] = [];
+  udp.on('message', (message) => {
+    datagrams.push(message.toString('latin1'));
   });
   await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
-  let connections = 0;
+  // Connections by the client's port.
+  const connections: number[] = [];
   const tcp = createServer((socket) => {
-    connections += 1;
+    connections.push(socket.remotePort ?? 0);
     socket.destroy();
   });
   await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  const sender = createSocket('udp4');
   try {
-    const ports = [udp.address().port, (tcp.address() as AddressInfo).port].map(String);
+    const udpPort = udp.address().port;
+    const tcpPort = (tcp.address() as AddressInfo).port;
+    const ports = [udpPort, tcpPort].map(String);
     const [command = '', ...args] = [...isolation, process.execPath, '-e', probeScript, ...ports];
     const run = await execa(command, args, {
       env: { PATH: checkPath },
@@ -78,14 +90,32 @@ async function probe(isolation: readonly string[]): Promise<ProbeResult> {
       reject: false,
     });
     expect(run.exitCode, run.stderr).toBe(0);
-    // Anything sent on loopback has arrived by now; wait a moment for stragglers anyway.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise<void>((resolve, reject) => {
+      sender.send(marker, udpPort, '127.0.0.1', (error) => {
+        if (error === null) resolve();
+        else reject(error);
+      });
+    });
+    const markerPort = await new Promise<number>((resolve, reject) => {
+      const socket = connect(tcpPort, '127.0.0.1', () => {
+        resolve(socket.localPort ?? 0);
+        socket.destroy();
+      });
+      socket.on('error', reject);
+    });
+    await eventually(
+      'the marker datagram and connection arrive after the probe',
+      () => Promise.resolve({ datagrams, connections }),
+      (arrived) => arrived.datagrams.includes(marker) && arrived.connections.includes(markerPort),
+      5_000,
+    );
     return {
-      datagrams,
-      connections,
+      datagrams: datagrams.filter((datagram) => datagram !== marker).length,
+      connections: connections.filter((port) => port !== markerPort).length,
       outcome: JSON.parse(run.stdout) as ProbeResult['outcome'],
     };
   } finally {
+    sender.close();
     udp.close();
     tcp.close();
   }

@@ -20,7 +20,6 @@ import { connect as http2Connect } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultTemplateConfig, tlsData } from '../../../bench/controller-fixture.ts';
 import { type SupervisedProcess, startSupervised } from '../../../dev/lib/supervised-process.ts';
@@ -40,6 +39,7 @@ import {
 import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
 import { inspectConfigFiles } from '../../../src/haproxy/files-lint.ts';
 import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
+import { eventually } from '../../support/eventually.ts';
 
 /** This file's own loopback address: HAProxy binds the template's fixed ports 8080 and 8443. */
 const address = '127.0.37.1';
@@ -145,9 +145,8 @@ async function startBackend(name: ServiceName): Promise<number> {
 }
 
 async function waitForPort(port: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
+  const open = () =>
+    new Promise<boolean>((resolve) => {
       const socket = netConnect(port, address, () => {
         socket.destroy();
         resolve(true);
@@ -156,10 +155,14 @@ async function waitForPort(port: number): Promise<void> {
         resolve(false);
       });
     });
-    if (open) return;
-    await sleep(50);
-  }
-  throw new Error(`HAProxy did not listen:\n${readFileSync(join(root, 'haproxy.log'), 'utf8')}`);
+  await eventually(
+    `HAProxy listens on ${String(port)}`,
+    open,
+    (listening) => listening,
+    20_000,
+  ).catch(() => {
+    throw new Error(`HAProxy did not listen:\n${readFileSync(join(root, 'haproxy.log'), 'utf8')}`);
+  });
 }
 
 let rendered: Map<string, Buffer>;
