@@ -78,7 +78,7 @@ async function checksUntil(what: string, running: boolean, ms: number): Promise<
   await eventually(
     what,
     () => Promise.resolve(checksRunning()),
-    (pids) => pids.length > 0 === running,
+    (pids) => (running ? pids.length > 0 : pids.length === 0),
     ms,
   );
   return performance.now() - started;
