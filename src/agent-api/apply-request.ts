@@ -52,13 +52,12 @@ export function digestOf(content: Uint8Array): string {
   return `sha256:${createHash('sha256').update(content).digest('hex')}`;
 }
 
+/** A refusal, thrown within the parse and returned by {@link parseApplyRequest}. */
 class Rejected extends Error {
-  readonly reason: AgentReason;
-  readonly field: string;
+  readonly failure: AgentFailure;
   constructor(reason: AgentReason, field: string, message: string) {
     super(message);
-    this.reason = reason;
-    this.field = field;
+    this.failure = { reason, code: reason, message, field };
   }
 }
 
@@ -221,12 +220,6 @@ export function parseApplyRequest(body: unknown, limits: ApplyLimits): ParsedApp
     return { ok: true, files };
   } catch (error) {
     if (!(error instanceof Rejected)) throw error;
-    return {
-      ok: false,
-      reason: error.reason,
-      code: error.reason,
-      message: error.message,
-      field: error.field,
-    };
+    return { ok: false, ...error.failure };
   }
 }

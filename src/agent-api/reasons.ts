@@ -3,6 +3,7 @@
  * `{ "error": { "code", "reason", "message", "field"?, "haproxyMessage"? } }` with the HTTP
  * status noted here; `message` says what went wrong and what to do.
  */
+import type { Problem } from '../problem.ts';
 import type { ErrorResponseBody } from './api-types.ts';
 
 export const agentReasons = {
@@ -75,11 +76,9 @@ export const reasonStatus: Readonly<Record<AgentReason, number>> = {
 };
 
 /** An error answer before it is sent. */
-export interface AgentFailure {
-  readonly reason: AgentReason;
+export interface AgentFailure extends Problem<AgentReason> {
   /** A finer code: a TLS or chain reason, or the reason again. */
   readonly code: string;
-  readonly message: string;
   readonly field?: string;
   /** HAProxy's own output, for ConfigRejected. */
   readonly haproxyMessage?: string;

@@ -37,8 +37,9 @@ function tlsState(sources: StateSources): TlsStateBody {
     dir: snapshot.dir,
     revision: snapshot.revision ?? null,
     loadedAt: snapshot.loadedAt.toISOString(),
-    valid: status.ok,
-    ...(status.ok ? {} : { reason: status.reason, message: status.message }),
+    ...(status.ok
+      ? { valid: true as const }
+      : { valid: false as const, reason: status.reason, message: status.message }),
     caFingerprints: (material?.trust ?? []).map(certificateFingerprint),
     previousCaFingerprints:
       previous === undefined

@@ -14,6 +14,7 @@
  * - A malformed request: the agents' error body `{ error: { reason, code, message, field? } }`
  *   with the status of its reason (400, 413, 415, 404).
  */
+import type { Problem } from '../problem.ts';
 
 export const sandboxPaths = {
   check: '/v1/check',
@@ -43,9 +44,7 @@ export const contentUnknownReason = 'ContentUnknown';
 export const contentUnknownStatus = 409;
 
 /** A request that names content the sandbox does not hold. */
-export interface ContentUnknown {
+export interface ContentUnknown extends Problem<typeof contentUnknownReason> {
   readonly ok: false;
-  readonly reason: typeof contentUnknownReason;
   readonly field: string;
-  readonly message: string;
 }

@@ -1,8 +1,9 @@
-import { isRecord } from '../is-record.ts';
 /**
  * AdmissionReview v1 (admission.k8s.io/v1): the request the API server sends, decoded from
  * untrusted JSON once, and the response it expects back.
  */
+import { isRecord } from '../is-record.ts';
+import type { Problem } from '../problem.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -21,13 +22,13 @@ export interface AdmissionRequest {
   readonly dryRun: boolean;
 }
 
-/** One reason of a denial (metav1.StatusCause): the finding's code and path, and its sentence. */
-export interface AdmissionStatusCause {
-  /** The finding's code (`ValuesSchemaViolation`). */
-  readonly reason: string;
+/**
+ * One reason of a denial (metav1.StatusCause): the finding's code as the reason
+ * (`ValuesSchemaViolation`), its path and its sentence.
+ */
+export interface AdmissionStatusCause extends Problem {
   /** Where: a values path, a Secret key, a field of the object. */
   readonly field: string;
-  readonly message: string;
 }
 
 export interface AdmissionStatus {
