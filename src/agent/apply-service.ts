@@ -14,35 +14,35 @@
  * workers serve throughout. When HAProxy refused the configuration, the check sandbox runs
  * `haproxy -c` on the rejected set (never this process) for HAProxy's own message.
  */
-import { isUtf8 } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { type ApplyResponseBody, configFileName } from '../agent-api/api-types.ts';
+import { configFileName } from '../agent-api/api-types.ts';
 import { type DesiredFile, digestOf } from '../agent-api/apply-request.ts';
-import {
-  type RuntimePlan,
-  type ServerChange,
-  rewriteServerSlots,
-  rewrittenPlan,
-  runtimePlan,
-  slotLineFindings,
-} from '../haproxy/runtime-changes.ts';
-import { fileSetDigest } from '../agent-api/file-set-digest.ts';
+import { agentReasons } from '../agent-api/reasons.ts';
 import type { RuntimeChangeRequest } from '../agent-api/runtime-change-request.ts';
+import { type FilesInspection, inspectConfigFiles } from '../haproxy/files-lint.ts';
+import { type ServerChange, slotLineFindings } from '../haproxy/runtime-changes.ts';
 import { checkHAProxyConfig } from '../sandbox/check-client.ts';
-import { inspectHaproxyConfig } from '../haproxy/config-lint.ts';
+import { AppliedConfig } from './applied-config.ts';
 import {
-  type FilesInspection,
-  describeFindings,
-  inspectConfigFiles,
-} from '../haproxy/files-lint.ts';
-import type { ConfigFileStore, PathConflict } from './file-store.ts';
+  type ApplyOutcome,
+  appliedFiles,
+  checkFailure,
+  configDigestOf,
+  conflictFailure,
+  failure,
+  lintRefusal,
+  round,
+  unchanged,
+  unreachableFailure,
+} from './apply-outcome.ts';
+import { ConfigReloader } from './config-reloader.ts';
 import { type AppliedFile, type FilePlan, planFiles, planIsEmpty } from './file-plan.ts';
-import { type ReloadOutcome, readProcessList, reloadHAProxy } from './haproxy-reload.ts';
+import type { ConfigFileStore } from './file-store.ts';
+import { readProcessList } from './haproxy-reload.ts';
 import type { MasterSocket } from './master-socket.ts';
-import type { ProcessList } from './process-list.ts';
+import { type RuntimeChangeRefusal, baseRefusal, fitRuntimeChange } from './runtime-change-fit.ts';
 import { updateServers } from './runtime-update.ts';
-import { type AgentFailure, type AgentReason, agentReasons } from '../agent-api/reasons.ts';
 import { type AppliedState, writeStateFile } from './state-file.ts';
 
 export interface ApplyServiceOptions {
@@ -59,61 +59,18 @@ export interface ApplyServiceOptions {
   readonly now?: () => Date;
 }
 
-export type ApplyOutcome =
-  ({ readonly ok: true } & ApplyResponseBody) | ({ readonly ok: false } & AgentFailure);
-
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10;
-}
-
-/** The state file's record of `files`. */
-function appliedFiles(files: readonly DesiredFile[]): AppliedFile[] {
-  return files.map((file) => ({
-    path: file.path,
-    digest: file.digest,
-    size: file.content.byteLength,
-  }));
-}
-
-function failure(outcome: AgentFailure): ApplyOutcome {
-  return { ok: false, ...outcome };
-}
-
-/** Most paths a conflict answer lists. @default 3 */
-const listedPaths = 3;
-
-function listed(paths: readonly string[]): string {
-  const more = paths.length - listedPaths;
-  return `${paths.slice(0, listedPaths).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
-}
-
-/** The 400 answer for a write that would change what a path is on disk. */
-function conflictFailure(conflict: PathConflict, files: readonly DesiredFile[]): AgentFailure {
-  const field = `files[${files.findIndex((file) => file.path === conflict.path)}].path`;
-  const what =
-    conflict.kind === 'directory'
-      ? `${field} "${conflict.path}" is a directory on the agent holding ${listed(conflict.holding)}: a file cannot replace a directory in one apply. ` +
-        `Apply the set without the files under ${conflict.path} first (the agent then removes the directory), then this one; or give the file another path.`
-      : `${field} "${conflict.path}" lies under "${conflict.file}", which is a file on the agent: a directory cannot replace a file in one apply. ` +
-        `Apply the set without ${conflict.file} first, then this one; or give the files another path.`;
-  return {
-    reason: agentReasons.PathInvalid,
-    code: 'PathConflict',
-    field,
-    message: `${what} Nothing was changed.`,
-  };
-}
-
 export class ApplyService {
   readonly #options: ApplyServiceOptions;
+  readonly #reloader: ConfigReloader;
+  readonly #appliedConfig: AppliedConfig;
   #state: AppliedState;
-  /** The applied haproxy.cfg's text, kept from the last apply (none yet after a start). */
-  #appliedConfig: { readonly digest: string; readonly text: string } | undefined;
   /** The apply in progress; the next one waits for it. */
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: ApplyServiceOptions) {
     this.#options = options;
+    this.#reloader = new ConfigReloader(options);
+    this.#appliedConfig = new AppliedConfig(options.store.live(configFileName));
     this.#state = options.initialState;
   }
 
@@ -142,65 +99,17 @@ export class ApplyService {
 
   async #applyRuntimeChange(request: RuntimeChangeRequest): Promise<ApplyOutcome> {
     const started = performance.now();
-    const { store } = this.#options;
-    const held = this.#state.files;
-    const base = fileSetDigest(held);
-    const applied = held.find((file) => file.path === configFileName);
-    if (base !== request.baseDigest || applied === undefined) {
-      return this.#runtimeRefused(
-        agentReasons.RuntimeBaseMismatch,
-        'baseDigest',
-        `baseDigest ${request.baseDigest} is not the set this agent holds (${applied === undefined ? 'none' : base}, generation ${this.#state.generation}); send the complete set with POST /v1/apply.`,
+    const fit =
+      baseRefusal(request, this.#state) ??
+      fitRuntimeChange(
+        request,
+        this.#state.files,
+        await this.#appliedConfig.text(this.#state.files),
       );
-    }
-    const text = await this.#appliedConfigText();
-    if (text === undefined) {
-      return this.#runtimeRefused(
-        agentReasons.RuntimeBaseMismatch,
-        'baseDigest',
-        `${configFileName} on disk is not the applied one (changed outside the agent); send the complete set with POST /v1/apply.`,
-      );
-    }
-    const rewritten = rewriteServerSlots(text, request.changes);
-    if (rewritten === undefined) {
-      return this.#runtimeRefused(
-        agentReasons.RuntimeNotExpressible,
-        'changes',
-        `changes name a server that is not one server line of a backend or listen section of ${configFileName}; send the complete set with POST /v1/apply.`,
-      );
-    }
-    const content = Buffer.from(rewritten.config);
-    const written: DesiredFile = { path: configFileName, digest: digestOf(content), content };
-    const files = held.map((file) =>
-      file.path === configFileName
-        ? { path: file.path, digest: written.digest, size: content.byteLength }
-        : file,
-    );
-    const result = fileSetDigest(files);
-    if (result !== request.resultDigest) {
-      return this.#runtimeRefused(
-        agentReasons.RuntimeResultMismatch,
-        'resultDigest',
-        `changes applied to this agent's files give the set ${result}, not resultDigest ${request.resultDigest}; send the complete set with POST /v1/apply.`,
-      );
-    }
-    const plan = rewrittenPlan(held, files, rewritten);
-    if (!plan.runtime) {
-      return this.#runtimeRefused(
-        agentReasons.RuntimeNotExpressible,
-        'changes',
-        `changes need a reload (${plan.reason}); send the complete set with POST /v1/apply.`,
-      );
-    }
+    if (!fit.ok) return this.#runtimeRefused(fit);
+    const { written, files, plan } = fit;
     if (plan.changes.length === 0) {
-      return {
-        ok: true,
-        changed: false,
-        reloaded: false,
-        generation: this.#state.generation,
-        configDigest: written.digest,
-        durationMs: performance.now() - started,
-      };
+      return unchanged(this.#state.generation, written.digest, started);
     }
     const findings = slotLineFindings(plan.lines);
     if (findings.length > 0) return this.#refused(findings);
@@ -208,21 +117,26 @@ export class ApplyService {
     const outcome = await this.#applyAtRuntime(writes, files, plan.changes, started);
     if (outcome !== undefined) return outcome;
     // HAProxy did not take it: the complete set (the other files as they are on disk) reloads.
-    const complete = await Promise.all(
-      held.map(async (file): Promise<DesiredFile> => {
+    return this.#applyWithReload(await this.#heldWith(written), writes, undefined, started);
+  }
+
+  /** The held set as it is on disk, with `written` in place of haproxy.cfg. */
+  async #heldWith(written: DesiredFile): Promise<DesiredFile[]> {
+    const { store } = this.#options;
+    return Promise.all(
+      this.#state.files.map(async (file): Promise<DesiredFile> => {
         if (file.path === configFileName) return written;
         const bytes = await readFile(store.live(file.path));
         return { path: file.path, digest: digestOf(bytes), content: bytes };
       }),
     );
-    return this.#applyWithReload(complete, writes, undefined, started);
   }
 
   /** A runtime change refused with nothing changed (409). */
-  #runtimeRefused(reason: AgentReason, field: string, message: string): ApplyOutcome {
-    const full = `${message} Nothing was changed.`;
-    this.#options.logger.warn({ reason, field }, `runtime change refused: ${full}`);
-    return failure({ reason, code: reason, field, message: full });
+  #runtimeRefused(refusal: RuntimeChangeRefusal): ApplyOutcome {
+    const { reason, field, message } = refusal;
+    this.#options.logger.warn({ reason, field }, `runtime change refused: ${message}`);
+    return failure({ reason, code: reason, field, message });
   }
 
   async #apply(files: readonly DesiredFile[]): Promise<ApplyOutcome> {
@@ -237,28 +151,18 @@ export class ApplyService {
         message: `files must include ${configFileName}.`,
       });
     }
-    const read = (path: string): string | undefined =>
-      files.find((file) => file.path === path)?.content.toString('utf8');
     const plan = planFiles(this.#state.files, files);
-    const runtime = planIsEmpty(plan) ? undefined : await this.#runtimePlan(files, config);
+    const runtime = planIsEmpty(plan)
+      ? undefined
+      : await this.#appliedConfig.runtimePlan(this.#state.files, files, config);
     // A slot-only change needs only its changed lines linted: every other line is the
     // applied set's, linted when it was applied.
-    const inspection = runtime?.runtime === true ? undefined : inspectConfigFiles(read);
+    const inspection = runtime?.runtime === true ? undefined : inspectConfigFiles(reader(files));
     const findings =
       runtime?.runtime === true ? slotLineFindings(runtime.lines) : (inspection?.findings ?? []);
     if (findings.length > 0) return this.#refused(findings);
-    if (planIsEmpty(plan)) {
-      return {
-        ok: true,
-        changed: false,
-        reloaded: false,
-        generation: this.#state.generation,
-        configDigest: config.digest,
-        durationMs: performance.now() - started,
-      };
-    }
-    const { store } = this.#options;
-    const [conflict] = await store.conflicts(plan.writes);
+    if (planIsEmpty(plan)) return unchanged(this.#state.generation, config.digest, started);
+    const [conflict] = await this.#options.store.conflicts(plan.writes);
     if (conflict !== undefined) {
       const refused = conflictFailure(conflict, files);
       logger.warn({ path: conflict.path }, refused.message);
@@ -291,20 +195,11 @@ export class ApplyService {
   ): Promise<ApplyOutcome> {
     const { logger, master } = this.#options;
     const reachable = await readProcessList(master);
-    if (typeof reachable === 'string') {
-      return failure({
-        reason: agentReasons.HAProxyUnavailable,
-        code: agentReasons.HAProxyUnavailable,
-        message: `${reachable} Nothing was changed.`,
-      });
-    }
-    const configDigest = files.find((file) => file.path === configFileName)?.digest ?? '';
-    const read = (path: string): string | undefined =>
-      files.find((file) => file.path === path)?.content.toString('utf8');
+    if (typeof reachable === 'string') return failure(unreachableFailure(reachable));
     let inspection = linted;
     if (inspection === undefined) {
       // Falling back from a runtime update: a reload loads every line, so every line is linted.
-      inspection = inspectConfigFiles(read);
+      inspection = inspectConfigFiles(reader(files));
       if (inspection.findings.length > 0) return this.#refused(inspection.findings);
     }
     // haproxy -c in the Pod's sandbox before HAProxy itself sees the files: whatever the lint
@@ -312,18 +207,9 @@ export class ApplyService {
     // would reject never reaches a reload.
     const check = await checkHAProxyConfig(files, { socket: this.#options.checkSocket });
     if (!check.ok) {
-      const rejected = check.failure === 'rejected';
-      const reason = rejected ? agentReasons.ConfigRejected : agentReasons.CheckUnavailable;
-      const message = rejected
-        ? `haproxy -c rejects the configuration; HAProxy keeps serving the previous one: ${check.message}`
-        : `${check.message} Nothing was changed.`;
-      logger.warn({ failure: check.failure }, message);
-      return failure({
-        reason,
-        code: reason,
-        message,
-        ...(rejected ? { haproxyMessage: check.message } : {}),
-      });
+      const refused = checkFailure(check);
+      logger.warn({ failure: check.failure }, refused.message);
+      return failure(refused);
     }
     const checked = performance.now();
     await this.#putInPlace(plan);
@@ -332,30 +218,43 @@ export class ApplyService {
       { writes: plan.writes.length, removals: plan.removals.length },
       'files in place, reloading HAProxy',
     );
-    const reload = await this.#reload(inspection.backends, reachable);
-    if (!reload.ok) return this.#rollBack(plan, reload);
+    const reload = await this.#reloader.reload(inspection.backends, reachable);
+    if (!reload.ok) return failure(await this.#reloader.rollBack(plan, reload));
     const reloaded = performance.now();
     const next = this.#nextState(appliedFiles(files));
     await this.#record(
       next,
       files.find((file) => file.path === configFileName),
     );
-    const durationMs = performance.now() - started;
-    logger.info(
+    const phasesMs = {
+      check: round(checked - started),
+      write: round(written - checked),
+      reload: round(reload.reloadMs),
+      verify: round(reload.verifyMs),
+      record: round(performance.now() - reloaded),
+    };
+    return this.#reloaded(next, files, plan, reload.workerPid, { started, phasesMs });
+  }
+
+  /** Logs and answers an apply that reloaded HAProxy. */
+  #reloaded(
+    next: AppliedState,
+    files: readonly DesiredFile[],
+    plan: FilePlan,
+    workerPid: number,
+    timing: { readonly started: number; readonly phasesMs: Readonly<Record<string, number>> },
+  ): ApplyOutcome {
+    const configDigest = configDigestOf(files);
+    const durationMs = performance.now() - timing.started;
+    this.#options.logger.info(
       {
         generation: next.generation,
         configDigest,
         writes: plan.writes.length,
         removals: plan.removals.length,
-        workerPid: reload.workerPid,
+        workerPid,
         durationMs: Math.round(durationMs),
-        phasesMs: {
-          check: round(checked - started),
-          write: round(written - checked),
-          reload: round(reload.reloadMs),
-          verify: round(reload.verifyMs),
-          record: round(performance.now() - reloaded),
-        },
+        phasesMs: timing.phasesMs,
       },
       'configuration applied',
     );
@@ -366,7 +265,7 @@ export class ApplyService {
       generation: next.generation,
       configDigest,
       durationMs,
-      workerPid: reload.workerPid,
+      workerPid,
     };
   }
 
@@ -383,28 +282,9 @@ export class ApplyService {
 
   /** The answer for a set the lint refuses. */
   #refused(findings: FilesInspection['findings']): ApplyOutcome {
-    const message = `The configuration is refused: ${describeFindings(findings)}`;
-    this.#options.logger.warn({ findings: findings.length }, message);
-    return failure({
-      reason: agentReasons.ConfigForbidden,
-      code: agentReasons.ConfigForbidden,
-      field: 'files',
-      message,
-    });
-  }
-
-  /**
-   * The applied haproxy.cfg's text: kept from the last apply, or read from disk once after a
-   * start; undefined when nothing was applied or the file on disk is not the applied one.
-   */
-  async #appliedConfigText(): Promise<string | undefined> {
-    const applied = this.#state.files.find((file) => file.path === configFileName);
-    if (applied === undefined) return undefined;
-    if (this.#appliedConfig?.digest === applied.digest) return this.#appliedConfig.text;
-    const text = await readFile(this.#options.store.live(configFileName), 'utf8').catch(() => '');
-    if (digestOf(Buffer.from(text)) !== applied.digest) return undefined;
-    this.#appliedConfig = { digest: applied.digest, text };
-    return text;
+    const refused = lintRefusal(findings);
+    this.#options.logger.warn({ findings: findings.length }, refused.message);
+    return failure(refused);
   }
 
   /** Records a successful apply: the state file, the journal's end, the state and config kept. */
@@ -412,33 +292,7 @@ export class ApplyService {
     await writeStateFile(this.#options.stateFile, next);
     await this.#options.store.commit();
     this.#state = next;
-    // Kept only as text that reads back to the same bytes: see #runtimePlan.
-    this.#appliedConfig =
-      config === undefined || !isUtf8(config.content)
-        ? undefined
-        : { digest: config.digest, text: config.content.toString('utf8') };
-  }
-
-  /** Whether `files` differ from the applied set only in server slots (runtime-changes.ts). */
-  async #runtimePlan(files: readonly DesiredFile[], config: DesiredFile): Promise<RuntimePlan> {
-    if (this.#state.files.every((file) => file.path !== configFileName)) {
-      return { runtime: false, reason: 'nothing was applied before' };
-    }
-    // Lines are compared as text: bytes that are not UTF-8 all read as U+FFFD, so two files
-    // differing only there would compare equal and be written without the lint, haproxy -c or
-    // a reload. Such a file reloads; the applied one, kept as text only when it is UTF-8, is
-    // otherwise read back from disk, where its digest no longer matches (a reload too).
-    if (!isUtf8(config.content)) {
-      return { runtime: false, reason: `${configFileName} is not UTF-8 text` };
-    }
-    const text = await this.#appliedConfigText();
-    if (text === undefined) {
-      return { runtime: false, reason: `${configFileName} on disk is not the applied one` };
-    }
-    return runtimePlan(
-      { files: this.#state.files, config: text },
-      { files, config: config.content.toString('utf8') },
-    );
+    this.#appliedConfig.keep(config);
   }
 
   /**
@@ -474,8 +328,7 @@ export class ApplyService {
     ]);
     if (unwritten !== undefined) {
       // The last good files are back; HAProxy may run the new slots: a reload realigns it.
-      const restored = await readFile(store.live(configFileName), 'utf8').catch(() => '');
-      await this.#reload(inspectHaproxyConfig(restored).backends);
+      await this.#reloader.reloadRestored();
       throw unwritten;
     }
     if (problem !== undefined) {
@@ -484,8 +337,7 @@ export class ApplyService {
         `the runtime update failed (${problem}); reloading instead`,
       );
       await store.rollback();
-      const restored = await readFile(store.live(configFileName), 'utf8').catch(() => '');
-      await this.#reload(inspectHaproxyConfig(restored).backends);
+      await this.#reloader.reloadRestored();
       return undefined;
     }
     const next = this.#nextState(files);
@@ -494,7 +346,7 @@ export class ApplyService {
       plan.writes.find((file) => file.path === configFileName),
     );
     const durationMs = performance.now() - started;
-    const configDigest = files.find((file) => file.path === configFileName)?.digest ?? '';
+    const configDigest = configDigestOf(files);
     logger.info(
       {
         generation: next.generation,
@@ -528,58 +380,9 @@ export class ApplyService {
       files: [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     };
   }
+}
 
-  /** Reloads HAProxy with what is on disk now; the new worker must run `backends`. */
-  async #reload(backends: readonly string[], before?: ProcessList): Promise<ReloadOutcome> {
-    const { master, reloadTimeoutMs } = this.#options;
-    return reloadHAProxy(master, {
-      expectedBackends: backends,
-      ...(before === undefined ? {} : { before }),
-      ...(reloadTimeoutMs === undefined ? {} : { timeoutMs: reloadTimeoutMs }),
-    });
-  }
-
-  async #rollBack(
-    plan: FilePlan,
-    reload: Extract<ReloadOutcome, { ok: false }>,
-  ): Promise<ApplyOutcome> {
-    const { store, logger } = this.#options;
-    // The sandbox accepted these files before the reload, so HAProxy failed at run time.
-    const haproxyMessage =
-      reload.failure === 'rejected'
-        ? 'haproxy -c accepts the configuration, but HAProxy could not start it (for example an address in use or a file it cannot read); see the HAProxy log.'
-        : undefined;
-    await store.rollback();
-    const restoredConfig = await readFile(store.live(configFileName), 'utf8').catch(() => '');
-    const restored = await this.#reload(inspectHaproxyConfig(restoredConfig).backends);
-    const summary =
-      reload.failure === 'rejected'
-        ? `HAProxy rejected the configuration and keeps serving the previous one: ${haproxyMessage ?? reload.message}`
-        : reload.message;
-    logger.error(
-      {
-        writes: plan.writes.length,
-        removals: plan.removals.length,
-        restored: restored.ok,
-        failure: reload.failure,
-      },
-      summary,
-    );
-    if (!restored.ok) {
-      return failure({
-        reason: agentReasons.RollbackFailed,
-        code: agentReasons.RollbackFailed,
-        message: `${summary} Restoring the last-known-good configuration failed too: ${restored.message}`,
-        ...(haproxyMessage === undefined ? {} : { haproxyMessage }),
-      });
-    }
-    const reason =
-      reload.failure === 'rejected' ? agentReasons.ConfigRejected : agentReasons.HAProxyUnavailable;
-    return failure({
-      reason,
-      code: reason,
-      message: summary,
-      ...(haproxyMessage === undefined ? {} : { haproxyMessage }),
-    });
-  }
+/** Reads a file of the set as text (haproxy.cfg and the files it names, for the lint). */
+function reader(files: readonly DesiredFile[]): (path: string) => string | undefined {
+  return (path) => files.find((file) => file.path === path)?.content.toString('utf8');
 }

@@ -3,12 +3,19 @@
  * `POST /v1/apply` and `POST /v1/runtime-change`. Authentication runs before anything else,
  * on every request; a body is read only for an authenticated request, with a size limit.
  */
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
 import { type ApplyResponseBody, agentPaths } from '../agent-api/api-types.ts';
 import { type ApplyLimits, maxBodyBytes, parseApplyRequest } from '../agent-api/apply-request.ts';
-import type { ApplyOutcome, ApplyService } from './apply-service.ts';
+import type { ApplyOutcome } from './apply-outcome.ts';
+import type { ApplyService } from './apply-service.ts';
 import {
   maxRuntimeChangeBodyBytes,
   parseRuntimeChangeRequest,
@@ -27,15 +34,36 @@ export interface ManagementApiOptions {
 }
 
 export function managementApi(options: ManagementApiOptions): express.Express {
-  const { logger } = options;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(authentication(options));
+  app.get(agentPaths.state, async (_request: Request, response: Response) => {
+    response.json(await options.state());
+  });
+  app.post(
+    agentPaths.apply,
+    requireJson,
+    express.json({ limit: maxBodyBytes(options.limits), type: 'application/json' }),
+    applyHandler(options),
+  );
+  app.post(
+    agentPaths.runtimeChange,
+    requireJson,
+    express.json({ limit: maxRuntimeChangeBodyBytes, type: 'application/json' }),
+    runtimeChangeHandler(options),
+  );
+  app.use(notFound);
+  app.use(errorHandler(options));
+  return app;
+}
 
-  app.use((request: Request, response: Response, next: NextFunction) => {
+/** Refuses every request its peer may not make, before anything else runs. */
+function authentication(options: ManagementApiOptions): RequestHandler {
+  return (request: Request, response: Response, next: NextFunction) => {
     const decision = options.authenticate(request);
     if (!decision.ok) {
-      logger.warn(
+      options.logger.warn(
         {
           method: request.method,
           path: request.path,
@@ -50,85 +78,82 @@ export function managementApi(options: ManagementApiOptions): express.Express {
     }
     response.locals.peer = decision.peer;
     next();
-  });
-
-  app.get(agentPaths.state, async (_request: Request, response: Response) => {
-    response.json(await options.state());
-  });
-
-  const requireJson = (request: Request, response: Response, next: NextFunction): void => {
-    if (!request.is('application/json')) {
-      sendFailure(response, {
-        reason: agentReasons.UnsupportedMediaType,
-        code: agentReasons.UnsupportedMediaType,
-        message: `Send the ${request.path} request as Content-Type: application/json.`,
-      });
-      return;
-    }
-    next();
   };
-  const answer = (response: Response, outcome: ApplyOutcome): void => {
-    if (!outcome.ok) {
-      sendFailure(response, outcome);
-      return;
-    }
-    const body: ApplyResponseBody = {
-      changed: outcome.changed,
-      reloaded: outcome.reloaded,
-      generation: outcome.generation,
-      configDigest: outcome.configDigest,
-      durationMs: Math.round(outcome.durationMs * 10) / 10,
-      ...(outcome.workerPid === undefined ? {} : { workerPid: outcome.workerPid }),
-      ...(outcome.runtimeChanges === undefined ? {} : { runtimeChanges: outcome.runtimeChanges }),
-    };
-    response.json(body);
-  };
+}
 
-  app.post(
-    agentPaths.apply,
-    requireJson,
-    express.json({ limit: maxBodyBytes(options.limits), type: 'application/json' }),
-    async (request: Request, response: Response) => {
-      const parsed = parseApplyRequest(request.body, options.limits);
-      if (!parsed.ok) {
-        logger.warn(
-          { reason: parsed.reason, field: parsed.field },
-          `apply refused: ${parsed.message}`,
-        );
-        sendFailure(response, parsed);
-        return;
-      }
-      answer(response, await options.applyService.apply(parsed.files));
-    },
-  );
-
-  app.post(
-    agentPaths.runtimeChange,
-    requireJson,
-    express.json({ limit: maxRuntimeChangeBodyBytes, type: 'application/json' }),
-    async (request: Request, response: Response) => {
-      const parsed = parseRuntimeChangeRequest(request.body);
-      if (!parsed.ok) {
-        logger.warn(
-          { reason: parsed.reason, field: parsed.field },
-          `runtime change refused: ${parsed.message}`,
-        );
-        sendFailure(response, parsed);
-        return;
-      }
-      answer(response, await options.applyService.applyRuntimeChange(parsed));
-    },
-  );
-
-  app.use((request: Request, response: Response) => {
+function requireJson(request: Request, response: Response, next: NextFunction): void {
+  if (!request.is('application/json')) {
     sendFailure(response, {
-      reason: agentReasons.NotFound,
-      code: agentReasons.NotFound,
-      message: `${request.method} ${request.path} does not exist; use GET ${agentPaths.state}, POST ${agentPaths.apply} or POST ${agentPaths.runtimeChange}.`,
+      reason: agentReasons.UnsupportedMediaType,
+      code: agentReasons.UnsupportedMediaType,
+      message: `Send the ${request.path} request as Content-Type: application/json.`,
     });
-  });
+    return;
+  }
+  next();
+}
 
-  app.use((error: unknown, request: Request, response: Response, next: NextFunction) => {
+/** `POST /v1/apply`: the complete set of files. */
+function applyHandler(options: ManagementApiOptions): RequestHandler {
+  return async (request: Request, response: Response) => {
+    const parsed = parseApplyRequest(request.body, options.limits);
+    if (!parsed.ok) {
+      options.logger.warn(
+        { reason: parsed.reason, field: parsed.field },
+        `apply refused: ${parsed.message}`,
+      );
+      sendFailure(response, parsed);
+      return;
+    }
+    sendOutcome(response, await options.applyService.apply(parsed.files));
+  };
+}
+
+/** `POST /v1/runtime-change`: server slots against the set the agent holds. */
+function runtimeChangeHandler(options: ManagementApiOptions): RequestHandler {
+  return async (request: Request, response: Response) => {
+    const parsed = parseRuntimeChangeRequest(request.body);
+    if (!parsed.ok) {
+      options.logger.warn(
+        { reason: parsed.reason, field: parsed.field },
+        `runtime change refused: ${parsed.message}`,
+      );
+      sendFailure(response, parsed);
+      return;
+    }
+    sendOutcome(response, await options.applyService.applyRuntimeChange(parsed));
+  };
+}
+
+function sendOutcome(response: Response, outcome: ApplyOutcome): void {
+  if (!outcome.ok) {
+    sendFailure(response, outcome);
+    return;
+  }
+  const body: ApplyResponseBody = {
+    changed: outcome.changed,
+    reloaded: outcome.reloaded,
+    generation: outcome.generation,
+    configDigest: outcome.configDigest,
+    durationMs: Math.round(outcome.durationMs * 10) / 10,
+    ...(outcome.workerPid === undefined ? {} : { workerPid: outcome.workerPid }),
+    ...(outcome.runtimeChanges === undefined ? {} : { runtimeChanges: outcome.runtimeChanges }),
+  };
+  response.json(body);
+}
+
+function notFound(request: Request, response: Response): void {
+  sendFailure(response, {
+    reason: agentReasons.NotFound,
+    code: agentReasons.NotFound,
+    message: `${request.method} ${request.path} does not exist; use GET ${agentPaths.state}, POST ${agentPaths.apply} or POST ${agentPaths.runtimeChange}.`,
+  });
+}
+
+/** A body too large or not JSON, or an unexpected failure: an answer, never a crash. */
+function errorHandler(options: ManagementApiOptions): ErrorRequestHandler {
+  // Express recognises error handlers by their four parameters.
+  return (error: unknown, request: Request, response: Response, next: NextFunction) => {
     if (response.headersSent) {
       next(error);
       return;
@@ -150,7 +175,7 @@ export function managementApi(options: ManagementApiOptions): express.Express {
       });
       return;
     }
-    logger.error(
+    options.logger.error(
       { err: error, method: request.method, path: request.path },
       'management request failed',
     );
@@ -159,6 +184,5 @@ export function managementApi(options: ManagementApiOptions): express.Express {
       code: agentReasons.Internal,
       message: `The agent failed unexpectedly: ${describeError(error)}`,
     });
-  });
-  return app;
+  };
 }
