@@ -11,7 +11,7 @@
  * HostStops counts the won routes of each host and is edited with them, so a review changes
  * only the entries of the hosts its Ingress touches. Pure.
  */
-import type { ListChange } from './route-claims.ts';
+import type { ListChange } from './claim-edits.ts';
 import type { MapEntry, ModelRoute } from './model-types.ts';
 
 /** The default template's backend that answers 404; a template serving maps must have it. */

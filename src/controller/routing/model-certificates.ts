@@ -75,6 +75,70 @@ function certificateFile(namespace: string, secretName: string): string {
   return `ssl/${namespace}_${secretName}.pem`;
 }
 
+type TlsHolders = Map<string, { readonly ingress: string; readonly file: string }>;
+
+/**
+ * The hosts of a TLS entry this Ingress keeps: each host goes to the first certificate file
+ * that names it (`holders`); a later one naming it with another file loses it, with a warning.
+ */
+function heldHosts(
+  hosts: readonly string[],
+  entry: { readonly label: string; readonly file: string; readonly field: string },
+  holders: TlsHolders,
+  warnings: ModelWarning[],
+): string[] {
+  const { label, file, field } = entry;
+  const kept: string[] = [];
+  for (const host of hosts) {
+    const holder = holders.get(host);
+    if (holder === undefined) holders.set(host, { ingress: label, file });
+    if (holder === undefined || holder.file === file) {
+      kept.push(host);
+      continue;
+    }
+    const other =
+      holder.ingress === label
+        ? 'an earlier TLS entry of the same Ingress'
+        : `Ingress ${holder.ingress} (created earlier)`;
+    warnings.push({
+      ingress: label,
+      reason: ingressEventReasons.IngressConflict,
+      message: `Ingress ${label} names the TLS host ${host} in ${field}, which ${other} already names with another certificate; HAProxy presents that one for ${host}. Remove ${host} from ${field}.hosts, or from ${holder.ingress} first.`,
+    });
+  }
+  return kept;
+}
+
+/** The default certificate's file, added to `files`, or null with a warning saying why not. */
+function defaultCertificateOf(
+  snapshot: ClusterSnapshot,
+  options: { readonly defaultCertificate?: string; readonly now: Date },
+  files: Map<string, string>,
+  warnings: ModelWarning[],
+): string | null {
+  if (options.defaultCertificate === undefined) return null;
+  const secret = snapshot.secrets.get(options.defaultCertificate);
+  const pem =
+    secret === undefined
+      ? undefined
+      : certificatePem(secret.data, options.defaultCertificate, options.now);
+  if (pem?.ok === true) {
+    files.set(defaultCertificateFile, pem.pem);
+    return defaultCertificateFile;
+  }
+  warnings.push({
+    reason:
+      pem === undefined
+        ? ingressEventReasons.TLSSecretMissing
+        : ingressEventReasons.TLSSecretInvalid,
+    message:
+      pem === undefined
+        ? `The default certificate Secret ${options.defaultCertificate} does not exist; HTTPS serves only the Ingresses' own certificates.`
+        : `The default certificate is not used: ${pem.message}`,
+  });
+  return null;
+}
+
 /** `ingresses` oldest first (see olderFirst). */
 export function buildCertificates(
   ingresses: readonly ValidIngress[],
@@ -83,7 +147,7 @@ export function buildCertificates(
 ): CertificateResult {
   const warnings: ModelWarning[] = [];
   const files = new Map<string, string>();
-  const holders = new Map<string, { readonly ingress: string; readonly file: string }>();
+  const holders: TlsHolders = new Map();
   const hostsOf = new Map<string, { readonly secret: string; readonly hosts: Set<string> }>();
   for (const ingress of ingresses) {
     if (ingress.tls.length === 0) continue;
@@ -100,24 +164,7 @@ export function buildCertificates(
         });
         continue;
       }
-      const kept: string[] = [];
-      for (const host of hosts) {
-        const holder = holders.get(host);
-        if (holder === undefined) holders.set(host, { ingress: label, file });
-        if (holder === undefined || holder.file === file) {
-          kept.push(host);
-          continue;
-        }
-        const other =
-          holder.ingress === label
-            ? 'an earlier TLS entry of the same Ingress'
-            : `Ingress ${holder.ingress} (created earlier)`;
-        warnings.push({
-          ingress: label,
-          reason: ingressEventReasons.IngressConflict,
-          message: `Ingress ${label} names the TLS host ${host} in ${entry.field}, which ${other} already names with another certificate; HAProxy presents that one for ${host}. Remove ${host} from ${entry.field}.hosts, or from ${holder.ingress} first.`,
-        });
-      }
+      const kept = heldHosts(hosts, { label, file, field: entry.field }, holders, warnings);
       if (kept.length === 0) continue;
       const data = snapshot.secrets.get(secret)?.data;
       if (data === undefined) {
@@ -144,29 +191,7 @@ export function buildCertificates(
     }
   }
 
-  let defaultCertificate: string | null = null;
-  if (options.defaultCertificate !== undefined) {
-    const secret = snapshot.secrets.get(options.defaultCertificate);
-    const pem =
-      secret === undefined
-        ? undefined
-        : certificatePem(secret.data, options.defaultCertificate, options.now);
-    if (pem?.ok === true) {
-      files.set(defaultCertificateFile, pem.pem);
-      defaultCertificate = defaultCertificateFile;
-    } else {
-      warnings.push({
-        reason:
-          pem === undefined
-            ? ingressEventReasons.TLSSecretMissing
-            : ingressEventReasons.TLSSecretInvalid,
-        message:
-          pem === undefined
-            ? `The default certificate Secret ${options.defaultCertificate} does not exist; HTTPS serves only the Ingresses' own certificates.`
-            : `The default certificate is not used: ${pem.message}`,
-      });
-    }
-  }
+  const defaultCertificate = defaultCertificateOf(snapshot, options, files, warnings);
 
   const certificates = [...hostsOf.entries()]
     .sort(([a], [b]) => compare(a, b))

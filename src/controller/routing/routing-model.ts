@@ -25,7 +25,9 @@ import type {
 } from './model-types.ts';
 import type { KeptBackends } from './model-backends.ts';
 import { buildCertificates } from './model-certificates.ts';
-import { type ClaimState, claimAll, editClaims, exactEntry, prefixEntry } from './route-claims.ts';
+import { type ClaimState, exactEntry, prefixEntry } from './claim-state.ts';
+import { editClaims } from './claim-edits.ts';
+import { claimAll } from './route-claims.ts';
 import { HostClaims } from './host-claims.ts';
 import { HostStops } from './host-stops.ts';
 import { type ModelBudgets, applyBudgets, defaultModelBudgets } from './model-budgets.ts';

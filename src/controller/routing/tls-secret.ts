@@ -5,7 +5,11 @@
  * receives is re-encoded from the decoded objects: nothing of the Secret's bytes but the
  * certificates and the key reaches the configuration directory.
  */
-import { encodeCertificateChain, encodePrivateKey, keyMatchesCertificate } from '../../pki/index.ts';
+import {
+  encodeCertificateChain,
+  encodePrivateKey,
+  keyMatchesCertificate,
+} from '../../pki/index.ts';
 import { decodeServedKeyPair } from '../../secrets/key-pair-secret.ts';
 import { chainRefusal, keyRefusal } from '../../validation/tls-key-policy.ts';
 
