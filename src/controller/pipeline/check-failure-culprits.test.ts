@@ -6,7 +6,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkFailureCulprits } from './check-failure-culprits.ts';
 import { reduceHaproxyMessage } from '../../haproxy/message.ts';
 import { checkFailureLocations } from '../render/check-failure-locations.ts';
-import type { ClusterSnapshot, EndpointSliceView, SecretView } from '../routing/cluster-snapshot.ts';
+import type {
+  ClusterSnapshot,
+  EndpointSliceView,
+  SecretView,
+} from '../routing/cluster-snapshot.ts';
 import { buildRoutingModel } from '../routing/routing-model.ts';
 import { readTemplateConfig } from '../../api/template-config.ts';
 import {
@@ -148,7 +152,7 @@ function snapshotOf(selected: readonly IngressSpec[]): ClusterSnapshot {
 }
 
 const chartTemplate = (name: string): string =>
-  readFileSync(join(import.meta.dirname, '../../chart/files/default-template', name), 'utf8');
+  readFileSync(join(import.meta.dirname, '../../../chart/files/default-template', name), 'utf8');
 
 /** The chart's default template, plus a backend per Ingress with its timeout annotation. */
 const annotationBlock = `
