@@ -49,6 +49,10 @@ export const errorCodes = {
   AGENT_CALL_FAILED: 'HAPTIC_AGENT_CALL_FAILED',
   /** The check sandbox could not start: socket, work directory, user, haproxy or prlimit. */
   SANDBOX_START_FAILED: 'HAPTIC_SANDBOX_START_FAILED',
+  /** A component of a long-running process failed to start and its cause has no code of its own. */
+  COMPONENT_START_FAILED: 'HAPTIC_COMPONENT_START_FAILED',
+  /** One or more components of a long-running process failed to stop; the message names them. */
+  COMPONENT_STOP_FAILED: 'HAPTIC_COMPONENT_STOP_FAILED',
 } as const;
 
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
