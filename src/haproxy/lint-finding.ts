@@ -2,6 +2,7 @@
  * What the HAProxy configuration lint reports: one finding per refused line, with the
  * keyword as HAProxy reads it, a reason code and a sentence that says what to do.
  */
+import type { Problem } from '../problem.ts';
 
 export const haproxyLintReasons = {
   /** The file holds a NUL byte (or a word an escape turns into one). */
@@ -38,14 +39,12 @@ export const haproxyLintReasons = {
 
 export type HaproxyLintReason = (typeof haproxyLintReasons)[keyof typeof haproxyLintReasons];
 
-export interface LintFinding {
+/** A refused line; its message reads `line 12: "lua-load" ...; <what to do>.` */
+export interface LintFinding extends Problem<HaproxyLintReason> {
   /** 1-based line number in the file. */
   readonly line: number;
   /** The directive as HAProxy reads it (`lua-load`, `http-request use-service`, `bind crt`). */
   readonly directive: string;
-  readonly reason: HaproxyLintReason;
-  /** `line 12: "lua-load" ...; <what to do>.` */
-  readonly message: string;
 }
 
 /** Longest directive quoted in a message. */
