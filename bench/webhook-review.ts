@@ -33,7 +33,7 @@ import {
   encodePrivateKey,
   issueCa,
   issueLeaf,
-  type x509,
+  type Certificate,
 } from '../src/pki/index.ts';
 import { fixedCertificateSource, startWebhook } from '../src/webhook/index.ts';
 
@@ -134,8 +134,7 @@ function describeServer(stats: ServerStats): string {
 }
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
-const pem = (...certificates: x509.X509Certificate[]): string =>
-  encodeCertificateChain(certificates);
+const pem = (...certificates: Certificate[]): string => encodeCertificateChain(certificates);
 
 /** One rotation: old identity under the old CA, new identity under the new CA. */
 async function rotation(index: number): Promise<string> {

@@ -5,7 +5,7 @@
  * the Secret's data and `now` in. Only public certificates are read. Shared by the renewal
  * Job's convergence gate and `haptic certificates status`.
  */
-import { decodeCertificateChain, sha256Fingerprint, type x509 } from '../pki/index.ts';
+import { decodeCertificateChain, sha256Fingerprint, type Certificate } from '../pki/index.ts';
 import { identitySecretKeys, maxPreviousTrustAheadMs } from '../secrets/layout.ts';
 import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
 import { certificateSerial } from '../tls/loaded-report.ts';
@@ -25,7 +25,7 @@ export interface ExpectedTrust {
 /** Secret data as the API returns it: base64 text per key. */
 export type EncodedSecretData = Readonly<Record<string, string | undefined>>;
 
-function certificates(base64: string | undefined): readonly x509.X509Certificate[] {
+function certificates(base64: string | undefined): readonly Certificate[] {
   if (base64 === undefined || base64 === '') return [];
   return decodeCertificateChain(Buffer.from(base64, 'base64'));
 }

@@ -4,7 +4,7 @@
  * is looked at; private keys are never decoded. Pure: `now` comes in, decoding problems are
  * entries, never exceptions.
  */
-import type { x509 } from '../pki/index.ts';
+import type { Certificate } from '../pki/index.ts';
 import { decodeSecretCertificates } from '../secrets/key-pair-secret.ts';
 import { inSecret } from '../secrets/secret-fields.ts';
 import { formatDuration } from './duration-text.ts';
@@ -40,7 +40,7 @@ export function unreadable(source: string, key: string, problem: string): Expiry
 function judged(
   source: string,
   key: string,
-  certificate: x509.X509Certificate,
+  certificate: Certificate,
   window: ExpiryWindow,
 ): ExpiryEntry {
   const notAfter = certificate.notAfter;

@@ -2,7 +2,7 @@
  * Checks on the issuer: refusals (configuration and an issuer the Job must not replace), the
  * bootstrap finding, CA rotation and the end of a rotation's overlap. Builders at the end.
  */
-import { isSignedBy, keyMatchesCertificate, x509 } from '../pki/index.ts';
+import { isSignedBy, keyMatchesCertificate } from '../pki/index.ts';
 import {
   type Check,
   type IssuedContext,
@@ -65,15 +65,14 @@ export const issuerKeyMismatch = onIssuer((issuer, { input }) =>
       ),
 );
 
-export const issuerNotCa = onIssuer((issuer, { input }) => {
-  const basic = issuer.certificate.getExtension(x509.BasicConstraintsExtension);
-  return basic?.ca === true
+export const issuerNotCa = onIssuer((issuer, { input }) =>
+  issuer.certificate.ca
     ? undefined
     : violation(
         renewalReasons.IssuerNotCa,
         `The certificate in the issuer Secret ${input.secretNames.issuer} is not a CA (basicConstraints CA:TRUE). ${restoreBackup}`,
-      );
-});
+      ),
+);
 
 export const issuerNotYetValid = onIssuer((issuer, { input, now }) =>
   now.getTime() >= issuer.certificate.notBefore.getTime()

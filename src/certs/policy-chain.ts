@@ -4,7 +4,7 @@
  * the first violation. The checks live in `issuer-checks.ts` and `identity-checks.ts`, whose
  * builders say which checks run, in which order.
  */
-import { type x509, certificateFingerprint } from '../pki/index.ts';
+import { type Certificate, certificateFingerprint } from '../pki/index.ts';
 import type { RenewalReason, Violation } from './reasons.ts';
 import type {
   CaRotation,
@@ -61,10 +61,7 @@ export function violation(reason: RenewalReason, message: string): Violation {
 }
 
 /** True when both lists hold the same certificates in the same order. */
-export function sameCertificates(
-  a: readonly x509.X509Certificate[],
-  b: readonly x509.X509Certificate[],
-): boolean {
+export function sameCertificates(a: readonly Certificate[], b: readonly Certificate[]): boolean {
   return (
     a.length === b.length &&
     a.every((certificate, index) => {

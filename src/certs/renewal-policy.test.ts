@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type CertificateAuthority,
   type CryptoKeyPair,
-  type x509,
+  type Certificate,
   backdateMs,
   crossSignCa,
   issueCa,
@@ -615,9 +615,9 @@ const expectation = {
 /** A recorded entry of a Pod that loaded `leaf` trusting `ca` (and `previous` until the overlap's end). */
 function loaded(
   role: 'controller' | 'agent',
-  leaf: x509.X509Certificate,
-  ca: x509.X509Certificate,
-  previous?: x509.X509Certificate,
+  leaf: Certificate,
+  ca: Certificate,
+  previous?: Certificate,
 ): TlsStateEntryParse {
   return {
     ok: true,

@@ -3,7 +3,7 @@
  * 90 days, when a third of the lifetime remains. The lifetime is the certificate's own
  * (notAfter − notBefore), so a changed validity setting only affects the next issuance.
  */
-import type { x509 } from '../pki/index.ts';
+import type { Certificate } from '../pki/index.ts';
 
 const dayMs = 86_400_000;
 
@@ -19,12 +19,12 @@ export function renewBeforeFor(lifetimeMs: number): number {
 }
 
 /** The moment the certificate becomes due for renewal. */
-export function renewalTime(certificate: x509.X509Certificate): Date {
+export function renewalTime(certificate: Certificate): Date {
   const notAfter = certificate.notAfter.getTime();
   return new Date(notAfter - renewBeforeFor(notAfter - certificate.notBefore.getTime()));
 }
 
 /** True from the renewal time on. */
-export function isRenewalDue(certificate: x509.X509Certificate, now: Date): boolean {
+export function isRenewalDue(certificate: Certificate, now: Date): boolean {
   return now.getTime() >= renewalTime(certificate).getTime();
 }

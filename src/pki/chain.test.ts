@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Certificate } from './certificate.ts';
 import { type VerifyChainOptions, chainFailureReasons, verifyChain } from './chain.ts';
 import { certificateFingerprint } from './fingerprint.ts';
 import {
@@ -8,7 +9,6 @@ import {
   issueCa,
   issueLeaf,
 } from './generate.ts';
-import type { x509 } from './x509.ts';
 
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
@@ -34,7 +34,7 @@ async function leaf(
   issuedAt = now,
   validityDays = 365,
   dnsName = role === 'agent' ? 'agent.example.internal' : 'controller.example.internal',
-): Promise<x509.X509Certificate> {
+): Promise<Certificate> {
   return (await issueLeaf({ role, dnsName, issuer, validityDays, now: issuedAt })).certificate;
 }
 
@@ -82,7 +82,7 @@ const underLeaf = await leaf(agentIssuer);
 interface Case {
   readonly name: string;
   readonly options: VerifyChainOptions;
-  readonly path?: readonly x509.X509Certificate[];
+  readonly path?: readonly Certificate[];
   readonly reason?: string;
   readonly message?: RegExp;
 }
@@ -270,7 +270,8 @@ describe('verifyChain', () => {
   it('gives up on a chain of CAs that all sign each other instead of trying every ordering', async () => {
     // Self-issued copies of one CA (one subject, one key): each signs the leaf and every other,
     // so the paths through them are the orderings of the chain, 12 × 11 × … × 6 up to the
-    // longest path searched: minutes of CPU, where each costs one TLS handshake or review.
+    // longest path searched: minutes of CPU, where each costs one TLS handshake or review
+    // (bench/certificate-reading.ts holds the time it takes under a second).
     const attacker = await authority('attacker-ca');
     const copies = await Promise.all(
       Array.from({ length: 12 }, () =>
@@ -288,10 +289,10 @@ describe('verifyChain', () => {
       now,
       ...server,
     };
-    const started = performance.now();
-    const result = verifyChain(options);
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect(result).toMatchObject({ ok: false, reason: chainFailureReasons.UnknownAuthority });
+    expect(verifyChain(options)).toMatchObject({
+      ok: false,
+      reason: chainFailureReasons.UnknownAuthority,
+    });
   });
 
   it('gives the same answer from its caches when asked again', () => {
@@ -303,18 +304,5 @@ describe('verifyChain', () => {
     };
     expect(verifyChain(options)).toEqual(verifyChain(options));
     expect(verifyChain({ ...options, now: at(2 * hourMs) }).ok).toBe(false);
-  });
-
-  it('verifies a cached chain in well under a millisecond', () => {
-    const options = {
-      chain: [agentUnderNewCa, crossSigned],
-      anchors: [oldCa.certificate],
-      now,
-      ...server,
-    };
-    verifyChain(options);
-    const started = performance.now();
-    for (let round = 0; round < 1000; round += 1) verifyChain(options);
-    expect((performance.now() - started) / 1000).toBeLessThan(0.1);
   });
 });

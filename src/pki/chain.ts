@@ -1,19 +1,30 @@
 /**
  * Chain verification: is this leaf (with the intermediates sent after it) trusted by one of
  * these anchors at `now`, for this purpose and this DNS name? Synchronous and cached per
- * certificate object, because the agent re-checks its peer on every request.
+ * certificate, because the agent re-checks its peer on every request.
  */
-import {
-  type CertificateFacts,
-  type Purpose,
-  certificateFacts,
-  dnsNameMatches,
-  isSignedBy,
-  purposeOids,
-} from './certificate-facts.ts';
-import type { x509 } from './x509.ts';
+import type { Problem } from '../problem.ts';
+import type { Certificate } from './certificate.ts';
+import { isSignedBy } from './signature-check.ts';
 
-export type { Purpose } from './certificate-facts.ts';
+/** Extended key usages the product checks, by name. */
+export type Purpose = 'serverAuth' | 'clientAuth';
+
+/** OID of each purpose. */
+const purposeOids = {
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
+} as const satisfies Record<Purpose, string>;
+
+/** True when a dNSName pattern (exact, or `*.` + parent for exactly one leftmost label) covers `name`. */
+function dnsNameMatches(pattern: string, name: string): boolean {
+  const normalize = (value: string): string => value.toLowerCase().replace(/\.$/, '');
+  const wanted = normalize(name);
+  const given = normalize(pattern);
+  if (!given.startsWith('*.')) return given === wanted;
+  const dot = wanted.indexOf('.');
+  return dot > 0 && wanted.slice(dot) === given.slice(1) && given.split('.').length > 2;
+}
 
 /** Why a chain does not verify. */
 export const chainFailureReasons = {
@@ -41,15 +52,15 @@ export type ChainVerification =
   | {
       readonly ok: true;
       /** Leaf first, the trusted anchor last. */
-      readonly path: readonly x509.X509Certificate[];
+      readonly path: readonly Certificate[];
     }
-  | { readonly ok: false; readonly reason: ChainFailureReason; readonly message: string };
+  | ({ readonly ok: false } & Problem<ChainFailureReason>);
 
 export interface VerifyChainOptions {
   /** The presented chain: leaf first, then any intermediates (for example a cross-signed CA). */
-  readonly chain: readonly x509.X509Certificate[];
+  readonly chain: readonly Certificate[];
   /** Trusted CA certificates. */
-  readonly anchors: readonly x509.X509Certificate[];
+  readonly anchors: readonly Certificate[];
   readonly now: Date;
   /** Extended key usage the leaf must carry. @default no check */
   readonly purpose?: Purpose;
@@ -75,51 +86,54 @@ function fail(reason: ChainFailureReason, message: string): Failure {
   return { ok: false, reason, message };
 }
 
-function validityFailure(role: string, facts: CertificateFacts, now: number): Failure | undefined {
-  if (now > facts.notAfter) {
+function validityFailure(role: string, certificate: Certificate, now: number): Failure | undefined {
+  if (now > certificate.notAfter.getTime()) {
     return fail(
       chainFailureReasons.Expired,
-      `The ${role} ${facts.subject} expired at ${new Date(facts.notAfter).toISOString()}; renew it.`,
+      `The ${role} ${certificate.subject} expired at ${certificate.notAfter.toISOString()}; renew it.`,
     );
   }
-  if (now < facts.notBefore) {
+  if (now < certificate.notBefore.getTime()) {
     return fail(
       chainFailureReasons.NotYetValid,
-      `The ${role} ${facts.subject} is not valid before ${new Date(facts.notBefore).toISOString()}; check the clocks of issuer and peer.`,
+      `The ${role} ${certificate.subject} is not valid before ${certificate.notBefore.toISOString()}; check the clocks of issuer and peer.`,
     );
   }
   return undefined;
 }
 
 function leafFailure(
-  facts: CertificateFacts,
+  certificate: Certificate,
   options: VerifyChainOptions,
   now: number,
 ): Failure | undefined {
-  const validity = validityFailure('certificate', facts, now);
+  const validity = validityFailure('certificate', certificate, now);
   if (validity !== undefined) return validity;
-  if (facts.keyUsage !== undefined && (facts.keyUsage & digitalSignature) === 0) {
+  if (certificate.keyUsage !== undefined && (certificate.keyUsage & digitalSignature) === 0) {
     return fail(
       chainFailureReasons.WrongPurpose,
-      `The certificate ${facts.subject} lacks the digitalSignature key usage a TLS peer needs; reissue it.`,
+      `The certificate ${certificate.subject} lacks the digitalSignature key usage a TLS peer needs; reissue it.`,
     );
   }
   const { purpose, dnsName } = options;
-  if (purpose !== undefined && facts.extendedKeyUsages?.includes(purposeOids[purpose]) !== true) {
+  if (
+    purpose !== undefined &&
+    certificate.extendedKeyUsages?.includes(purposeOids[purpose]) !== true
+  ) {
     return fail(
       chainFailureReasons.WrongPurpose,
-      `The certificate ${facts.subject} lacks the ${purpose} extended key usage; reissue it with ${purpose}.`,
+      `The certificate ${certificate.subject} lacks the ${purpose} extended key usage; reissue it with ${purpose}.`,
     );
   }
   if (
     dnsName !== undefined &&
-    !facts.dnsNames.some((pattern) => dnsNameMatches(pattern, dnsName))
+    !certificate.dnsNames.some((pattern) => dnsNameMatches(pattern, dnsName))
   ) {
-    const names =
-      facts.dnsNames.length === 0 ? 'no DNS names' : `DNS names ${facts.dnsNames.join(', ')}`;
+    const written = certificate.dnsNames.map((name) => name.toLowerCase());
+    const names = written.length === 0 ? 'no DNS names' : `DNS names ${written.join(', ')}`;
     return fail(
       chainFailureReasons.NameMismatch,
-      `The certificate ${facts.subject} has ${names}, not ${dnsName}; reissue it with the DNS SAN ${dnsName}.`,
+      `The certificate ${certificate.subject} has ${names}, not ${dnsName}; reissue it with the DNS SAN ${dnsName}.`,
     );
   }
   return undefined;
@@ -128,30 +142,33 @@ function leafFailure(
 /** Why `issuer` may not sign the path below it, or nothing. `below` counts non-self-issued CAs under it. */
 function issuerFailure(
   role: string,
-  facts: CertificateFacts,
+  certificate: Certificate,
   below: number,
   now: number,
 ): Failure | undefined {
-  const validity = validityFailure(role, facts, now);
+  const validity = validityFailure(role, certificate, now);
   if (validity !== undefined) return validity;
-  if (!facts.ca || (facts.keyUsage !== undefined && (facts.keyUsage & keyCertSign) === 0)) {
+  if (
+    !certificate.ca ||
+    (certificate.keyUsage !== undefined && (certificate.keyUsage & keyCertSign) === 0)
+  ) {
     return fail(
       chainFailureReasons.NotCa,
-      `The ${role} ${facts.subject} is not a CA allowed to sign certificates (basicConstraints CA:TRUE, keyCertSign).`,
+      `The ${role} ${certificate.subject} is not a CA allowed to sign certificates (basicConstraints CA:TRUE, keyCertSign).`,
     );
   }
-  if (facts.pathLength !== undefined && below > facts.pathLength) {
+  if (certificate.pathLength !== undefined && below > certificate.pathLength) {
     return fail(
       chainFailureReasons.PathTooLong,
-      `The ${role} ${facts.subject} allows ${facts.pathLength} intermediate CAs below it, the chain has ${below}.`,
+      `The ${role} ${certificate.subject} allows ${certificate.pathLength} intermediate CAs below it, the chain has ${below}.`,
     );
   }
   return undefined;
 }
 
 interface Search {
-  readonly anchors: readonly x509.X509Certificate[];
-  readonly intermediates: readonly x509.X509Certificate[];
+  readonly anchors: readonly Certificate[];
+  readonly intermediates: readonly Certificate[];
   readonly now: number;
   /** The first specific failure met on any branch, reported when no branch succeeds. */
   firstFailure: Failure | undefined;
@@ -159,42 +176,36 @@ interface Search {
   pathsLeft: number;
 }
 
-function candidatesFor(
-  current: x509.X509Certificate,
-  pool: readonly x509.X509Certificate[],
-): x509.X509Certificate[] {
-  const issuerName = certificateFacts(current).issuer;
+function candidatesFor(current: Certificate, pool: readonly Certificate[]): Certificate[] {
   return pool.filter(
-    (candidate) =>
-      certificateFacts(candidate).subject === issuerName && isSignedBy(current, candidate),
+    (candidate) => candidate.subject === current.issuer && isSignedBy(current, candidate),
   );
 }
 
 /** Depth-first search from the end of `path` to an anchor. */
 function extend(
   search: Search,
-  path: readonly x509.X509Certificate[],
+  path: readonly Certificate[],
   below: number,
-): readonly x509.X509Certificate[] | undefined {
+): readonly Certificate[] | undefined {
   const current = path[path.length - 1];
   if (current === undefined || path.length >= maxPathLength || search.pathsLeft <= 0) {
     return undefined;
   }
   search.pathsLeft -= 1;
   for (const anchor of candidatesFor(current, search.anchors)) {
-    const failure = issuerFailure('trusted CA', certificateFacts(anchor), below, search.now);
+    const failure = issuerFailure('trusted CA', anchor, below, search.now);
     if (failure === undefined) return [...path, anchor];
     search.firstFailure ??= failure;
   }
   const unused = search.intermediates.filter((certificate) => !path.includes(certificate));
   for (const intermediate of candidatesFor(current, unused)) {
-    const facts = certificateFacts(intermediate);
-    const failure = issuerFailure('intermediate CA', facts, below, search.now);
+    const failure = issuerFailure('intermediate CA', intermediate, below, search.now);
     if (failure !== undefined) {
       search.firstFailure ??= failure;
       continue;
     }
-    const selfIssued = facts.subject === facts.issuer;
+    const selfIssued = intermediate.subject === intermediate.issuer;
     const found = extend(search, [...path, intermediate], below + (selfIssued ? 0 : 1));
     if (found !== undefined) return found;
   }
@@ -211,8 +222,7 @@ export function verifyChain(options: VerifyChainOptions): ChainVerification {
   const [leaf, ...intermediates] = options.chain;
   if (leaf === undefined) return fail(chainFailureReasons.Empty, 'No certificate was presented.');
   const now = options.now.getTime();
-  const leafFacts = certificateFacts(leaf);
-  const failure = leafFailure(leafFacts, options, now);
+  const failure = leafFailure(leaf, options, now);
   if (failure !== undefined) return failure;
   const search: Search = {
     anchors: options.anchors,
@@ -227,8 +237,8 @@ export function verifyChain(options: VerifyChainOptions): ChainVerification {
     search.firstFailure ??
     fail(
       chainFailureReasons.UnknownAuthority,
-      `The certificate ${leafFacts.subject} (issuer ${leafFacts.issuer}) is not signed by a trusted CA: ` +
-        `issue it from a trusted CA (ca.crt), or, when ${leafFacts.issuer} is an intermediate CA of a trusted one, send that intermediate after the certificate in tls.crt.`,
+      `The certificate ${leaf.subject} (issuer ${leaf.issuer}) is not signed by a trusted CA: ` +
+        `issue it from a trusted CA (ca.crt), or, when ${leaf.issuer} is an intermediate CA of a trusted one, send that intermediate after the certificate in tls.crt.`,
     )
   );
 }

@@ -22,7 +22,7 @@ import {
 } from '../../test/unit/pki/der-tree.ts';
 import { readDerCertificate } from './der-certificate.ts';
 import { MalformedDer, tags } from './der-reader.ts';
-import { x509 } from './x509.ts';
+import { peculiarX509 } from './peculiar-loader.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'haptic-der-certificate-'));
 afterAll(() => {
@@ -111,7 +111,7 @@ describe('readDerCertificate on openssl certificates', () => {
     const ours = ourView(der);
     expect(ours).toBeDefined();
     expect(ours).toEqual(nativeView(der));
-    const peculiar = new x509.X509Certificate(der);
+    const peculiar = new (peculiarX509().X509Certificate)(der);
     expect(ours?.notBefore).toBe(peculiar.notBefore.getTime());
     expect(ours?.notAfter).toBe(peculiar.notAfter.getTime());
   });

@@ -34,6 +34,8 @@ export interface DerCertificate extends DerExtensions {
   /** Distinguished names as Node prints them, `, ` between RDNs (`O=Example, CN=ca`). */
   readonly subject: string;
   readonly issuer: string;
+  /** The serial number in lower-case hex: its INTEGER contents without the sign byte (00) a positive one may need. */
+  readonly serialNumber: string;
   /** Milliseconds since the epoch. */
   readonly notBefore: number;
   readonly notAfter: number;
@@ -153,6 +155,16 @@ function readOptionalFields(
   return extensions;
 }
 
+/** A minimal INTEGER's contents as hex, without a leading zero byte (there only as a sign). */
+function serialHex(der: Uint8Array, integer: Tlv): string {
+  const start = integer.end - integer.start > 1 && der[integer.start] === 0 ? 1 : 0;
+  return Buffer.from(
+    der.buffer,
+    der.byteOffset + integer.start + start,
+    integer.end - integer.start - start,
+  ).toString('hex');
+}
+
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
@@ -175,7 +187,8 @@ export function readDerCertificate(der: Uint8Array): DerCertificate {
   const [serial, inner, issuer, validity, subject, spki, ...optional] = fields.slice(
     fields[0]?.tag === tags.explicit0 ? 1 : 0,
   );
-  checkInteger(der, expectTag(serial, tags.integer, 'serialNumber'), 'serialNumber');
+  const serialNumber = expectTag(serial, tags.integer, 'serialNumber');
+  checkInteger(der, serialNumber, 'serialNumber');
   const innerAlgorithm = readAlgorithm(der, inner, 'TBS signature');
   const times = children(der, expectTag(validity, tags.sequence, 'validity'));
   if (times.length !== 2) throw malformed('validity');
@@ -189,6 +202,7 @@ export function readDerCertificate(der: Uint8Array): DerCertificate {
     ...readOptionalFields(der, optional, version),
     subject: readName(der, expectTag(subject, tags.sequence, 'subject')),
     issuer: readName(der, expectTag(issuer, tags.sequence, 'issuer')),
+    serialNumber: serialHex(der, serialNumber),
     notBefore: readTime(der, times[0]),
     notAfter: readTime(der, times[1]),
     signatureAlgorithm: outer.oid,

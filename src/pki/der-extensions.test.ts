@@ -1,5 +1,5 @@
 /**
- * The native facts of a certificate (Node's X509Certificate plus the DER walk of
+ * The fields of a decoded certificate (the DER walk of der-certificate.ts and
  * der-extensions.ts) against @peculiar/x509's full ASN.1 decoding of the same certificates,
  * made by the real openssl with every extension form the chain checks read; and malformed
  * DER refused.
@@ -10,12 +10,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { certificateFacts, keyDetails } from './certificate-facts.ts';
+import { Certificate } from './certificate.ts';
 import { readDerCertificate } from './der-certificate.ts';
 import { MalformedDer } from './der-reader.ts';
+import { keyDetails } from './key-details.ts';
 import { generateKeyPair } from './keys.ts';
+import { peculiarX509 } from './peculiar-loader.ts';
 import { verifySignature } from './signature-check.ts';
-import { x509 } from './x509.ts';
+
+const x509 = peculiarX509();
 
 let dir: string;
 
@@ -98,25 +101,25 @@ const cases: readonly (readonly [string, () => Uint8Array])[] = [
   ],
 ];
 
-describe('certificate facts from native decoding and the DER walk', () => {
+describe('certificate fields from the DER walk', () => {
   it.each(cases)('equal @peculiar/x509 decoding for %s', (_, make) => {
     const der = make();
     const peculiar = new x509.X509Certificate(der);
-    const facts = certificateFacts(new x509.X509Certificate(der));
+    const facts = Certificate.fromDer(der);
     const basic = peculiar.getExtension(x509.BasicConstraintsExtension);
     const san = peculiar.getExtension(x509.SubjectAlternativeNameExtension);
     expect(facts).toMatchObject({
       subject: peculiar.subject,
       issuer: peculiar.issuer,
-      notBefore: peculiar.notBefore.getTime(),
-      notAfter: peculiar.notAfter.getTime(),
+      notBefore: peculiar.notBefore,
+      notAfter: peculiar.notAfter,
       ca: basic?.ca ?? false,
       pathLength: basic?.pathLength,
       keyUsage: peculiar.getExtension(x509.KeyUsagesExtension)?.usages,
       extendedKeyUsages: peculiar.getExtension(x509.ExtendedKeyUsageExtension)?.usages.map(String),
       dnsNames: (san?.names.items ?? [])
         .filter((name) => name.type === 'dns')
-        .map((name) => name.value.toLowerCase()),
+        .map((name) => name.value),
     });
   });
 
@@ -131,10 +134,10 @@ describe('certificate facts from native decoding and the DER walk', () => {
   });
 });
 
-/** The facts of `der` and whether its own key verifies its signature without a KeyObject. */
+/** Whether the self-signed `der`'s own key verifies its signature without a KeyObject. */
 function selfVerified(der: Uint8Array): boolean {
-  const facts = certificateFacts(new x509.X509Certificate(der));
-  return verifySignature(facts.signed, facts.spki, facts.spkiAlgorithm);
+  const certificate = Certificate.fromDer(der);
+  return verifySignature(certificate.signed, certificate.spki, certificate.spkiAlgorithm);
 }
 
 /** `der` with the byte at `index` changed. */
@@ -147,8 +150,8 @@ function flipped(der: Uint8Array, index: number): Uint8Array {
 describe('signature checks over the signed bytes', () => {
   it.each(cases)('read the public key of %s as Node exports it', (_, make) => {
     const der = make();
-    const facts = certificateFacts(new x509.X509Certificate(der));
-    expect(Buffer.from(facts.spki)).toEqual(
+    const certificate = Certificate.fromDer(der);
+    expect(Buffer.from(certificate.spki)).toEqual(
       new X509Certificate(der).publicKey.export({ type: 'spki', format: 'der' }),
     );
   });
@@ -172,9 +175,9 @@ describe('signature checks over the signed bytes', () => {
   });
 
   it("refuse another certificate's key and a key of another family", () => {
-    const ec = certificateFacts(new x509.X509Certificate(cases[1]?.[1]() ?? new Uint8Array()));
-    const other = certificateFacts(new x509.X509Certificate(cases[0]?.[1]() ?? new Uint8Array()));
-    const rsa = certificateFacts(new x509.X509Certificate(cases[4]?.[1]() ?? new Uint8Array()));
+    const ec = Certificate.fromDer(cases[1]?.[1]() ?? new Uint8Array());
+    const other = Certificate.fromDer(cases[0]?.[1]() ?? new Uint8Array());
+    const rsa = Certificate.fromDer(cases[4]?.[1]() ?? new Uint8Array());
     expect(verifySignature(ec.signed, other.spki, other.spkiAlgorithm)).toBe(false);
     expect(verifySignature(ec.signed, rsa.spki, rsa.spkiAlgorithm)).toBe(false);
     // The EC key's bytes passed as if they were an RSA key: refused before OpenSSL reads them.
@@ -198,12 +201,12 @@ describe('signature checks over the signed bytes', () => {
 
 describe('key details read natively on demand', () => {
   it('give the key type and curve or size, and whether the certificate issued itself', () => {
-    const ec = new x509.X509Certificate(cases[1]?.[1]() ?? new Uint8Array());
+    const ec = Certificate.fromDer(cases[1]?.[1]() ?? new Uint8Array());
     expect(keyDetails(ec)).toEqual({
       publicKey: { asymmetricKeyType: 'ec', asymmetricKeyDetails: { namedCurve: 'prime256v1' } },
       selfIssued: true,
     });
-    const rsa = new x509.X509Certificate(cases[4]?.[1]() ?? new Uint8Array());
+    const rsa = Certificate.fromDer(cases[4]?.[1]() ?? new Uint8Array());
     expect(keyDetails(rsa).publicKey).toMatchObject({
       asymmetricKeyType: 'rsa',
       asymmetricKeyDetails: { modulusLength: 2048 },
@@ -219,7 +222,7 @@ describe('key details read natively on demand', () => {
     expect(der[point]).toBe(0x04);
     const broken = Uint8Array.from(der);
     broken[point] = 0x05;
-    expect(keyDetails(new x509.X509Certificate(broken)).publicKey).toEqual({});
+    expect(keyDetails(Certificate.fromDer(broken)).publicKey).toEqual({});
     expect(selfVerified(broken)).toBe(false);
   });
 });

@@ -19,7 +19,7 @@ import { MalformedDer, tags } from './der-reader.ts';
 import { issueCa } from './generate.ts';
 
 const issued = await issueCa({ commonName: 'names', validityDays: 2, now: new Date() });
-const [base] = parseDer(new Uint8Array(issued.certificate.rawData));
+const [base] = parseDer(issued.certificate.der);
 if (base === undefined) throw new Error('no certificate');
 
 /** Index of the subject among the TBSCertificate's fields (after [0] version). */

@@ -1,14 +1,13 @@
 /** Certificate fingerprints: SHA-256 of the certificate's DER. */
-import { certificateFacts } from './certificate-facts.ts';
-import type { x509 } from './x509.ts';
+import type { Certificate } from './certificate.ts';
 
 /** Lower-case hex without separators (how the TLS reports and `haptic certificates status` name CAs). */
-export function sha256Fingerprint(certificate: x509.X509Certificate): string {
-  return certificateFacts(certificate).sha256;
+export function sha256Fingerprint(certificate: Certificate): string {
+  return certificate.sha256;
 }
 
 /** Colon-separated upper-case hex (`AB:CD:…`), as `openssl x509 -noout -fingerprint -sha256` prints. */
-export function certificateFingerprint(certificate: x509.X509Certificate): string {
+export function certificateFingerprint(certificate: Certificate): string {
   return sha256Fingerprint(certificate)
     .toUpperCase()
     .replace(/(..)(?!$)/g, '$1:');

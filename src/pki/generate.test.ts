@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HapticError } from '../errors.ts';
+import type { Certificate } from './certificate.ts';
 import { backdateMs, crossSignCa, issueCa, issueLeaf } from './generate.ts';
 import { keyMatchesCertificate } from './keys.ts';
 import { encodeCertificateChain } from './parse.ts';
-import type { x509 } from './x509.ts';
 
 const dayMs = 86_400_000;
 const now = new Date('2030-03-01T12:00:00.123Z');
@@ -17,7 +17,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function write(name: string, certificates: readonly x509.X509Certificate[]): string {
+function write(name: string, certificates: readonly Certificate[]): string {
   const path = join(dir, name);
   writeFileSync(path, encodeCertificateChain(certificates));
   return path;

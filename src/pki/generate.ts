@@ -1,9 +1,13 @@
 /**
  * Issuing certificates: a self-signed CA, role-specific leaves, and a cross-signature of a new
  * CA by the old one. Extensions follow the openssl commands of the agent-certificates guide.
- * Pure apart from randomness: the clock comes in as `now`.
+ * Pure apart from randomness: the clock comes in as `now`. @peculiar/x509 builds and signs
+ * them (loaded on first use, peculiar-loader.ts); what is issued is handed out decoded, as
+ * every certificate is read (certificate.ts).
  */
+import type * as Peculiar from '@peculiar/x509';
 import { HapticError, errorCodes } from '../errors.ts';
+import { Certificate } from './certificate.ts';
 import {
   type CryptoKey,
   type CryptoKeyPair,
@@ -11,7 +15,7 @@ import {
   keyMatchesCertificate,
   signingAlgorithm,
 } from './keys.ts';
-import { x509 } from './x509.ts';
+import { peculiarX509 } from './peculiar-loader.ts';
 
 const minuteMs = 60_000;
 const dayMs = 86_400_000;
@@ -30,13 +34,13 @@ export const leafPurposes = {
 
 /** A CA certificate together with the private key that signs under it. */
 export interface CertificateAuthority {
-  readonly certificate: x509.X509Certificate;
+  readonly certificate: Certificate;
   readonly privateKey: CryptoKey;
 }
 
 /** A freshly issued certificate and its key pair. */
 export interface IssuedCertificate {
-  readonly certificate: x509.X509Certificate;
+  readonly certificate: Certificate;
   readonly keys: CryptoKeyPair;
 }
 
@@ -64,7 +68,7 @@ export interface IssueLeafOptions {
 
 export interface CrossSignCaOptions {
   /** The new CA, whose subject and public key are certified again. */
-  readonly certificate: x509.X509Certificate;
+  readonly certificate: Certificate;
   /** The old CA, which signs. */
   readonly issuer: CertificateAuthority;
   /** Start of the cross-signature's validity. */
@@ -94,7 +98,7 @@ function requireWindow(
   subject: string,
   notBefore: Date,
   notAfter: Date,
-  issuer: x509.X509Certificate,
+  issuer: Certificate,
 ): void {
   if (notAfter.getTime() <= notBefore.getTime()) {
     throw new HapticError(
@@ -114,11 +118,22 @@ function requireIssuerKey(issuer: CertificateAuthority): void {
   }
 }
 
+/** @peculiar/x509's view of a certificate, for its name, public key and key identifier to sign with. */
+function signingView(certificate: Certificate): Peculiar.X509Certificate {
+  return new (peculiarX509().X509Certificate)(certificate.der);
+}
+
 /** Key identifier of a certificate: its subjectKeyIdentifier, else one derived from its public key. */
-async function keyIdentifier(certificate: x509.X509Certificate): Promise<string> {
+async function keyIdentifier(certificate: Peculiar.X509Certificate): Promise<string> {
+  const x509 = peculiarX509();
   const extension = certificate.getExtension(x509.SubjectKeyIdentifierExtension);
   if (extension !== null) return extension.keyId;
   return (await x509.SubjectKeyIdentifierExtension.create(certificate.publicKey)).keyId;
+}
+
+/** The certificate @peculiar/x509 made, decoded as every certificate is read. */
+function issued(certificate: Peculiar.X509Certificate): Certificate {
+  return Certificate.fromDer(new Uint8Array(certificate.rawData));
 }
 
 function earliest(a: Date, b: Date): Date {
@@ -132,6 +147,7 @@ function earliest(a: Date, b: Date): Date {
 export async function issueCa(options: IssueCaOptions): Promise<IssuedCertificate> {
   requireValidityDays(options.validityDays);
   const keys = options.keys ?? (await generateKeyPair());
+  const x509 = peculiarX509();
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
     name: [{ CN: [options.commonName] }],
@@ -148,7 +164,7 @@ export async function issueCa(options: IssueCaOptions): Promise<IssuedCertificat
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { certificate, keys };
+  return { certificate: issued(certificate), keys };
 }
 
 /**
@@ -172,10 +188,12 @@ export async function issueLeaf(options: IssueLeafOptions): Promise<IssuedCertif
     issuer,
   );
   const keys = options.keys ?? (await generateKeyPair());
+  const x509 = peculiarX509();
+  const signer = signingView(issuer);
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
     subject: [{ CN: [options.dnsName] }],
-    issuer: issuer.subjectName,
+    issuer: signer.subjectName,
     notBefore,
     notAfter,
     signingAlgorithm,
@@ -186,11 +204,11 @@ export async function issueLeaf(options: IssueLeafOptions): Promise<IssuedCertif
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage[leafPurposes[options.role]]]),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.AuthorityKeyIdentifierExtension(await keyIdentifier(issuer)),
+      new x509.AuthorityKeyIdentifierExtension(await keyIdentifier(signer)),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { certificate, keys };
+  return { certificate: issued(certificate), keys };
 }
 
 /**
@@ -198,7 +216,7 @@ export async function issueLeaf(options: IssueLeafOptions): Promise<IssuedCertif
  * rotation overlap). A leaf under the new CA, sent with this certificate as its intermediate,
  * verifies against the old CA until `notAfter`.
  */
-export async function crossSignCa(options: CrossSignCaOptions): Promise<x509.X509Certificate> {
+export async function crossSignCa(options: CrossSignCaOptions): Promise<Certificate> {
   requireIssuerKey(options.issuer);
   const issuer = options.issuer.certificate;
   const notAfter = earliest(options.notAfter, issuer.notAfter);
@@ -208,14 +226,17 @@ export async function crossSignCa(options: CrossSignCaOptions): Promise<x509.X50
     notAfter,
     issuer,
   );
-  return x509.X509CertificateGenerator.create({
+  const x509 = peculiarX509();
+  const signer = signingView(issuer);
+  const certified = signingView(options.certificate);
+  const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
-    subject: options.certificate.subjectName,
-    issuer: issuer.subjectName,
+    subject: certified.subjectName,
+    issuer: signer.subjectName,
     notBefore: options.notBefore,
     notAfter,
     signingAlgorithm,
-    publicKey: options.certificate.publicKey,
+    publicKey: certified.publicKey,
     signingKey: options.issuer.privateKey,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
@@ -223,8 +244,9 @@ export async function crossSignCa(options: CrossSignCaOptions): Promise<x509.X50
         x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
         true,
       ),
-      new x509.SubjectKeyIdentifierExtension(await keyIdentifier(options.certificate)),
-      new x509.AuthorityKeyIdentifierExtension(await keyIdentifier(issuer)),
+      new x509.SubjectKeyIdentifierExtension(await keyIdentifier(certified)),
+      new x509.AuthorityKeyIdentifierExtension(await keyIdentifier(signer)),
     ],
   });
+  return issued(certificate);
 }

@@ -1,5 +1,8 @@
-/** X.509 and keys for the product: issue, parse, verify. Pure apart from randomness. */
-export { x509 } from './x509.ts';
+/**
+ * X.509 and keys for the product: issue, parse, verify. Pure apart from randomness. Every
+ * certificate is read as a Certificate (certificate.ts).
+ */
+export { Certificate } from './certificate.ts';
 export {
   type CryptoKey,
   type CryptoKeyPair,
@@ -37,10 +40,5 @@ export {
   verifyChain,
 } from './chain.ts';
 export { certificateFingerprint, sha256Fingerprint } from './fingerprint.ts';
-export {
-  type KeyDetails,
-  type PublicKeyShape,
-  certificateFacts,
-  isSignedBy,
-  keyDetails,
-} from './certificate-facts.ts';
+export { isSignedBy } from './signature-check.ts';
+export { type KeyDetails, type PublicKeyShape, keyDetails } from './key-details.ts';

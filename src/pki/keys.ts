@@ -5,8 +5,7 @@
  */
 import { KeyObject, createPrivateKey, createPublicKey, type webcrypto } from 'node:crypto';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import { certificateFacts } from './certificate-facts.ts';
-import { x509 } from './x509.ts';
+import { Certificate } from './certificate.ts';
 
 /** A Web Crypto key (Node's type; the project compiles without the DOM library). */
 export type CryptoKey = webcrypto.CryptoKey;
@@ -168,28 +167,20 @@ export function readPrivateKeyLazily(pem: string | Uint8Array): ReadPrivateKey {
 const publicHalves = new WeakMap<CryptoKey, Uint8Array>();
 
 /** A public key in any of the forms the product holds one (a private key counts as its public half). */
-export type PublicKeySource = CryptoKey | KeyObject | x509.PublicKey | x509.X509Certificate;
+export type PublicKeySource = CryptoKey | KeyObject | Certificate;
 
-/** A made key only lives for one comparison, so it dies young (see certificate-facts.ts). */
+/** A made key only lives for one comparison, so it dies young (see certificate.ts). */
 function toKeyObject(source: PublicKeySource): KeyObject {
-  if (source instanceof x509.X509Certificate || source instanceof x509.PublicKey) {
-    return createPublicKey({ key: Buffer.from(spkiOf(source)), format: 'der', type: 'spki' });
+  if (source instanceof Certificate) {
+    return createPublicKey({ key: Buffer.from(source.spki), format: 'der', type: 'spki' });
   }
   const key = source instanceof KeyObject ? source : KeyObject.from(source);
   return key.type === 'private' ? createPublicKey(key) : key;
 }
 
-function spkiOf(source: x509.X509Certificate | x509.PublicKey): Uint8Array {
-  return source instanceof x509.X509Certificate
-    ? certificateFacts(source).spki
-    : new Uint8Array(source.rawData);
-}
-
 /** The DER SubjectPublicKeyInfo of a source, as OpenSSL encodes it. */
 function spkiBytes(source: PublicKeySource): Uint8Array {
-  if (source instanceof x509.X509Certificate || source instanceof x509.PublicKey) {
-    return spkiOf(source);
-  }
+  if (source instanceof Certificate) return source.spki;
   const known = source instanceof KeyObject ? undefined : publicHalves.get(source);
   return known ?? toKeyObject(source).export({ type: 'spki', format: 'der' });
 }
@@ -214,9 +205,9 @@ export function publicKeysEqual(a: PublicKeySource, b: PublicKeySource): boolean
  */
 export function publicKeyInfoMatchesCertificate(
   publicKeyInfo: Uint8Array,
-  certificate: x509.X509Certificate,
+  certificate: Certificate,
 ): boolean {
-  const known = certificateFacts(certificate).spki;
+  const known = certificate.spki;
   const given = Buffer.from(
     publicKeyInfo.buffer,
     publicKeyInfo.byteOffset,
@@ -235,7 +226,7 @@ export function publicKeyInfoMatchesCertificate(
 /** True when the private key belongs to the certificate's public key. */
 export function keyMatchesCertificate(
   privateKey: CryptoKey | KeyObject,
-  certificate: x509.X509Certificate,
+  certificate: Certificate,
 ): boolean {
   return publicKeysEqual(privateKey, certificate);
 }

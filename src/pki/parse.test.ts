@@ -96,14 +96,12 @@ describe('decodeCertificateChain rejects', () => {
     expect(thrown instanceof Error ? thrown.message : '').not.toContain(keyPem.split('\n')[1]);
   });
 
-  it('refuses BEGIN lines without END lines in time proportional to the text', () => {
-    // Nearly 1 MiB of BEGIN lines, no END: a whole-block pattern searched to the end of the
-    // text from each of them (about 87,000) before it gave up, 19 s here.
+  it('refuses BEGIN lines without END lines, naming the first', () => {
+    // Nearly 1 MiB of BEGIN lines, no END (bench/certificate-reading.ts holds the time it
+    // takes under a second; a whole-block pattern took 19 s).
     const hostile = '-----BEGIN A'.repeat(Math.floor((1024 * 1024 - leafPem.length) / 12));
-    const started = performance.now();
     expect(() => decodeCertificateChain(hostile)).toThrow(/PEM block 1 .* without a matching END/);
     expect(() => decodeCertificateChain(leafPem + hostile)).toThrow(/PEM block 2 /);
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('names the data it was given in the message', () => {

@@ -1,17 +1,14 @@
 /**
  * PEM bundles of certificates: decoding (leaf first, then intermediates; or a CA bundle) with
  * errors that say which block is wrong, and encoding back to PEM. Everything decoded here is
- * hostile input: sizes are bounded, and the facts the product reads (certificate-facts.ts)
- * are decoded up front by a strict DER reader that accepts only certificates OpenSSL reads
+ * hostile input: sizes are bounded, and every field of a certificate (certificate.ts) is
+ * decoded up front by a strict DER reader that accepts only certificates OpenSSL reads
  * (der-certificate.ts), so a certificate that decodes here never throws when they are read.
- * @peculiar/x509's own view is parsed on first use (deferred-certificate.ts).
  */
 import { hash } from 'node:crypto';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
-import { decodeCertificateFacts } from './certificate-facts.ts';
-import { deferredCertificate } from './deferred-certificate.ts';
+import { Certificate } from './certificate.ts';
 import { RecentResults } from './recent-results.ts';
-import type { x509 } from './x509.ts';
 
 /** Largest PEM input accepted: the size limit of a Kubernetes Secret. */
 export const maxPemBytes = 1024 * 1024;
@@ -84,22 +81,21 @@ function textOf(pem: string | Uint8Array): string {
  * Decoding costs tens of microseconds, and the same certificate comes back again and again: a
  * CA in ca.crt of both identity Secrets and of the old and new object of every update, a
  * peer's chain on every request. A decoded certificate is immutable, so one object serves them
- * all, and everything cached by certificate (facts, signatures) is then reused. Kept to the
+ * all, and everything cached by certificate (signatures, key details) is then reused. Kept to the
  * working set of a cluster's few identities and CAs: under a stream of certificates never
  * seen again (a webhook reviewing new Secrets) an entry then dies young. With 256 and more,
  * V8 carried every entry into the old generation (over a megabyte a young collection, each
  * copied twice and freed only by a full collection).
  */
 const maxRememberedCertificates = 128;
-const recentCertificates = new RecentResults<x509.X509Certificate>(maxRememberedCertificates);
+const recentCertificates = new RecentResults<Certificate>(maxRememberedCertificates);
 
-/** Decodes one DER certificate and reads every field once, so later reads cannot throw. */
-function decodeDer(der: Uint8Array, position: string): x509.X509Certificate {
+/** Decodes one DER certificate, every field up front, so later reads cannot throw. */
+function decodeDer(der: Uint8Array, position: string): Certificate {
   // One-shot hashing: no Hash object, which is another native handle for the collector.
   const key = hash('sha256', der, 'base64');
   try {
-    // The facts the product reads are decoded once, up front, so none of them can throw later.
-    return recentCertificates.remember(key, () => deferredCertificate(decodeCertificateFacts(der)));
+    return recentCertificates.remember(key, () => Certificate.fromDer(der));
   } catch (error) {
     throw invalid(`${position} is not a valid X.509 certificate (${describeError(error)}).`, error);
   }
@@ -114,7 +110,7 @@ function decodeDer(der: Uint8Array, position: string): x509.X509Certificate {
 export function decodeCertificateChain(
   pem: string | Uint8Array,
   what = 'The certificate data',
-): readonly [x509.X509Certificate, ...x509.X509Certificate[]] {
+): readonly [Certificate, ...Certificate[]] {
   const size = typeof pem === 'string' ? Buffer.byteLength(pem) : pem.byteLength;
   if (size > maxPemBytes) {
     throw invalid(
@@ -123,7 +119,7 @@ export function decodeCertificateChain(
   }
   const text = textOf(pem);
   const inside = `${what.charAt(0).toLowerCase()}${what.slice(1)}`;
-  const certificates: x509.X509Certificate[] = [];
+  const certificates: Certificate[] = [];
   for (let start = text.indexOf('-----BEGIN'); start >= 0;) {
     const position = `PEM block ${certificates.length + 1} of ${inside}`;
     const block = pemBlockAt(text, start);
@@ -153,6 +149,6 @@ export function decodeCertificateChain(
 }
 
 /** Encodes certificates as a PEM bundle in the order given, one block after another. */
-export function encodeCertificateChain(certificates: readonly x509.X509Certificate[]): string {
-  return certificates.map((certificate) => `${certificate.toString('pem').trim()}\n`).join('');
+export function encodeCertificateChain(certificates: readonly Certificate[]): string {
+  return certificates.map((certificate) => `${certificate.toPem()}\n`).join('');
 }

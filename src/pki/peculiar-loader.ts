@@ -1,10 +1,9 @@
 /**
- * Loads @peculiar/x509 (and, through it, its ASN.1 packages) on first use, not when src/pki
- * is imported: loading costs about 90 ms of CPU, and runs that decode no certificate
- * (`haptic preflight` without certificates) never need it. A decoded certificate needs its
- * prototype (deferred-certificate.ts), though its fields are read by the DER reader and its
- * ASN.1 objects built only when first read. The CommonJS build is required, so every class is
- * one class. The metadata shim its dependency injection needs is installed first, and
+ * The one way into @peculiar/x509, which builds and signs certificates (generate.ts): loaded
+ * on first use, not when src/pki is imported, since loading it (and its ASN.1 packages) costs
+ * about 90 ms of CPU, and runs that issue no certificate never need it; reading certificates
+ * needs none of it (certificate.ts). The CommonJS build is required, so every class is one
+ * class. The metadata shim its dependency injection needs is installed first, and
  * @peculiar/x509 is pointed at Node's WebCrypto.
  */
 import { createRequire } from 'node:module';

@@ -4,7 +4,7 @@
  * and the project adds no polyfill package for three functions. Installed only when absent,
  * so a full polyfill loaded earlier wins.
  *
- * Import this module (through `./x509.ts`) before anything that loads @peculiar/x509.
+ * Imported by peculiar-loader.ts before it loads @peculiar/x509.
  */
 
 type MetadataKey = unknown;

@@ -8,18 +8,8 @@
  * the outer one, and the issuer's key must be of the signature's family.
  */
 import { X509Certificate, createPublicKey, verify } from 'node:crypto';
-
-/** The parts of a certificate a signature check reads (from der-certificate.ts). */
-export interface SignedParts {
-  /** The whole certificate DER (for the fallback), the whole of its buffer. */
-  readonly der: Uint8Array<ArrayBuffer>;
-  readonly tbs: Uint8Array;
-  readonly signature: Uint8Array;
-  /** OID of the outer signatureAlgorithm. */
-  readonly signatureAlgorithm: string;
-  /** True when the TBSCertificate's signature AlgorithmIdentifier equals the outer one. */
-  readonly algorithmsAgree: boolean;
-}
+import type { Certificate, SignedParts } from './certificate.ts';
+import { RecentResults } from './recent-results.ts';
 
 const rsaKey = '1.2.840.113549.1.1.1';
 const ecKey = '1.2.840.10045.2.1';
@@ -71,4 +61,18 @@ export function verifySignature(
   } catch {
     return false;
   }
+}
+
+/**
+ * Signature checks by the SHA-256 of subject and issuer. @default 4096
+ * Keyed by strings, not objects, so the garbage collector has no weak tables to trace.
+ */
+const maxRememberedSignatures = 4096;
+const signatures = new RecentResults<boolean>(maxRememberedSignatures);
+
+/** True when `issuer`'s public key verifies the signature of `subject` (remembered per pair). */
+export function isSignedBy(subject: Certificate, issuer: Certificate): boolean {
+  return signatures.remember(`${subject.sha256}:${issuer.sha256}`, () =>
+    verifySignature(subject.signed, issuer.spki, issuer.spkiAlgorithm),
+  );
 }

@@ -12,7 +12,7 @@ import {
 } from './generate.ts';
 import { encodePrivateKey } from './keys.ts';
 import { encodeCertificateChain } from './parse.ts';
-import { x509 } from './x509.ts';
+import { Certificate } from './certificate.ts';
 
 // Node's TLS stack checks validity against the real clock, so these certificates start now.
 const now = new Date();
@@ -31,8 +31,8 @@ interface Material {
 async function identity(
   role: 'agent' | 'controller',
   issuer: CertificateAuthority,
-  trust: readonly x509.X509Certificate[],
-  intermediates: readonly x509.X509Certificate[] = [],
+  trust: readonly Certificate[],
+  intermediates: readonly Certificate[] = [],
 ): Promise<Material> {
   const dnsName = `${role}.example.internal`;
   const leaf = await issueLeaf({ role, dnsName, issuer, validityDays: 30, now });
@@ -46,16 +46,16 @@ async function identity(
 interface Outcome {
   readonly clientError: string | undefined;
   /** The client's leaf as the server received it. */
-  readonly serverSawClient: readonly x509.X509Certificate[];
+  readonly serverSawClient: readonly Certificate[];
 }
 
 /** One TLS handshake between an agent-like server and a controller-like client. */
 async function handshake(server: Material, client: Material): Promise<Outcome> {
-  const seen: x509.X509Certificate[] = [];
+  const seen: Certificate[] = [];
   const listener = createServer(
     { ...server, requestCert: true, rejectUnauthorized: true },
     (socket: TLSSocket) => {
-      seen.push(new x509.X509Certificate(new Uint8Array(socket.getPeerCertificate(true).raw)));
+      seen.push(Certificate.fromDer(socket.getPeerCertificate(true).raw));
       socket.end('ok');
     },
   );

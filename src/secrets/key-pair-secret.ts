@@ -5,7 +5,7 @@
  * caBundle, a Secret's ca.crt). Hostile input: problems come back with their key.
  */
 import type { KeyObject } from 'node:crypto';
-import type { x509 } from '../pki/index.ts';
+import type { Certificate } from '../pki/index.ts';
 import { type SecretData, keyPairSecretKeys } from './layout.ts';
 import type { Decoded, KeyPairMaterial } from './material.ts';
 import {
@@ -45,7 +45,7 @@ export function decodeKeyPair(
 
 /** tls.crt and tls.key with the key as Node reads it, whatever its algorithm. */
 export interface ServedKeyPair {
-  readonly chain: readonly [x509.X509Certificate, ...x509.X509Certificate[]];
+  readonly chain: readonly [Certificate, ...Certificate[]];
   readonly privateKey: KeyObject;
 }
 
@@ -70,7 +70,7 @@ export function decodeSecretCertificates(
   data: SecretData,
   key: string,
   secret: string | DataPlace,
-): Decoded<readonly [x509.X509Certificate, ...x509.X509Certificate[]]> {
+): Decoded<readonly [Certificate, ...Certificate[]]> {
   const fields = fieldsOf(data, secret);
   return decodeWith(() => fields.certificates(key));
 }
@@ -79,7 +79,7 @@ export function decodeSecretCertificates(
 export function decodeCertificateBundle(
   base64: string,
   what: string,
-): Decoded<readonly x509.X509Certificate[]> {
+): Decoded<readonly Certificate[]> {
   const fields = new SecretFields({ [what]: base64 }, namedValue(what));
   return decodeWith(() => fields.certificates(what));
 }

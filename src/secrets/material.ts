@@ -3,7 +3,7 @@
  * `key-pair-secret.ts`): the issuer, the identities and plain key pairs. Decoded, not judged:
  * whether a key matches or a chain verifies is for the renewal policy and the validator.
  */
-import type { CryptoKey, x509 } from '../pki/index.ts';
+import type { Certificate, CryptoKey } from '../pki/index.ts';
 import type { SecretProblem } from './reasons.ts';
 
 /** The two identities: `server` is the agent (serverAuth), `client` the controller (clientAuth). */
@@ -15,15 +15,15 @@ export const identityRoles = ['server', 'client'] as const satisfies readonly Id
 /** State of a CA rotation, kept in the issuer Secret until its overlap is cleaned up. */
 export interface CaRotation {
   /** The CA the current one replaced. */
-  readonly previousCa: x509.X509Certificate;
+  readonly previousCa: Certificate;
   /** The current CA's subject and key, signed by the previous CA for the overlap. */
-  readonly crossSignedCa: x509.X509Certificate;
+  readonly crossSignedCa: Certificate;
   /** End of the overlap: previous trust and the cross-signature stop counting then. */
   readonly until: Date;
 }
 
 export interface IssuerMaterial {
-  readonly certificate: x509.X509Certificate;
+  readonly certificate: Certificate;
   readonly privateKey: CryptoKey;
   /** See {@link KeyPairMaterial.publicKeyInfo}. */
   readonly publicKeyInfo?: Uint8Array;
@@ -35,14 +35,14 @@ export interface IssuerMaterial {
 
 /** Previous-CA trust an identity Secret carries during a rotation overlap. */
 export interface PreviousTrust {
-  readonly certificates: readonly x509.X509Certificate[];
+  readonly certificates: readonly Certificate[];
   readonly until: Date;
 }
 
 /** tls.crt and tls.key: a webhook or frontend certificate, or cert-manager's CA. */
 export interface KeyPairMaterial {
   /** tls.crt: the leaf, then any intermediates. */
-  readonly chain: readonly [x509.X509Certificate, ...x509.X509Certificate[]];
+  readonly chain: readonly [Certificate, ...Certificate[]];
   /** tls.key. Decoded from a Secret, it is made when first read. */
   readonly privateKey: CryptoKey;
   /**
@@ -55,7 +55,7 @@ export interface KeyPairMaterial {
 
 export interface IdentityMaterial extends KeyPairMaterial {
   /** ca.crt: the CAs this peer trusts. */
-  readonly trust: readonly x509.X509Certificate[];
+  readonly trust: readonly Certificate[];
   /** previous-ca.crt with previous-ca-until, when both are present. */
   readonly previousTrust?: PreviousTrust;
 }

@@ -9,7 +9,7 @@ import type { KeyObject } from 'node:crypto';
 import { describeError } from '../errors.ts';
 import {
   type ReadPrivateKey,
-  type x509,
+  type Certificate,
   decodeCertificateChain,
   readPrivateKey,
   readPrivateKeyLazily,
@@ -150,7 +150,7 @@ export class SecretFields {
   }
 
   /** The PEM certificates of `key`, in their order. */
-  certificates(key: string): readonly [x509.X509Certificate, ...x509.X509Certificate[]] {
+  certificates(key: string): readonly [Certificate, ...Certificate[]] {
     const bytes = this.required(key);
     try {
       return decodeCertificateChain(bytes, this.#place.keyName(key));
@@ -160,7 +160,7 @@ export class SecretFields {
   }
 
   /** The one PEM certificate of `key`. */
-  certificate(key: string): x509.X509Certificate {
+  certificate(key: string): Certificate {
     const [first, ...rest] = this.certificates(key);
     if (rest.length > 0) {
       this.fail(

@@ -2,23 +2,20 @@
  * What a peer has loaded for the mTLS link, as a {@link TlsReport}: the agent answers it in
  * `GET /v1/state`, the controller records it for itself. Pure: a snapshot and `now` in.
  */
-import { sha256Fingerprint, x509 } from '../pki/index.ts';
+import { type Certificate, sha256Fingerprint } from '../pki/index.ts';
 import type { TlsReport, TlsReportLeaf } from '../agent-api/tls-report.ts';
 import type { TlsMaterialSnapshot } from './material-watcher.ts';
 import { materialStatusAt } from './tls-material.ts';
 
 /** The serial number in lower-case hex without leading zero bytes. */
-export function certificateSerial(certificate: x509.X509Certificate): string {
-  return certificate.serialNumber.toLowerCase().replace(/^(00)+(?=.)/, '');
+export function certificateSerial(certificate: Certificate): string {
+  return certificate.serialNumber.replace(/^(00)+(?=.)/, '');
 }
 
-function leafOf(certificate: x509.X509Certificate): TlsReportLeaf {
-  const san = certificate.getExtension(x509.SubjectAlternativeNameExtension);
+function leafOf(certificate: Certificate): TlsReportLeaf {
   return {
     serial: certificateSerial(certificate),
-    dnsNames: (san?.names.items ?? [])
-      .filter((name) => name.type === 'dns')
-      .map((name) => name.value),
+    dnsNames: [...certificate.dnsNames],
     notAfter: certificate.notAfter.toISOString(),
   };
 }

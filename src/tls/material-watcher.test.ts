@@ -40,7 +40,8 @@ async function nextChange(watcher: TlsMaterialWatcher): Promise<TlsMaterialSnaps
 }
 
 describe('watching mounted TLS material', () => {
-  it('loads eagerly, then takes a ..data swap within milliseconds, without polling', async () => {
+  // bench/certificate-reading.ts holds the time a swap takes under a second.
+  it('loads eagerly, then takes a ..data swap without polling', async () => {
     const dir = join(root, 'swap');
     await writeAtomicProjection(dir, await identity());
     const watcher = await TlsMaterialWatcher.start({ dir, logger, pollIntervalMs: 3_600_000 });
@@ -48,10 +49,8 @@ describe('watching mounted TLS material', () => {
       const first = watcher.current();
       expect(first.decoding.ok).toBe(true);
       const changed = nextChange(watcher);
-      const swapped = performance.now();
       await writeAtomicProjection(dir, await identity());
       const snapshot = await changed;
-      expect(performance.now() - swapped).toBeLessThan(1_000);
       expect(snapshot.decoding.ok).toBe(true);
       expect(snapshot.revision).not.toBe(first.revision);
     } finally {

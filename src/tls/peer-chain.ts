@@ -4,12 +4,12 @@
  * peer on every request of a kept-alive connection costs no decoding.
  */
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
-import { decodeCertificateChain, type x509 } from '../pki/index.ts';
+import { decodeCertificateChain, type Certificate } from '../pki/index.ts';
 
 /** Longest chain taken from a peer. */
 const maxChainLength = 8;
 
-const chains = new WeakMap<TLSSocket, readonly x509.X509Certificate[]>();
+const chains = new WeakMap<TLSSocket, readonly Certificate[]>();
 
 function pem(der: Buffer): string {
   return `-----BEGIN CERTIFICATE-----\n${der.toString('base64')}\n-----END CERTIFICATE-----\n`;
@@ -25,7 +25,7 @@ function isCertificate(value: object | undefined): value is DetailedPeerCertific
  * at a self-issued certificate). Empty when the peer sent no certificate or sent one that
  * cannot be decoded.
  */
-export function decodePeerChain(certificate: object): readonly x509.X509Certificate[] {
+export function decodePeerChain(certificate: object): readonly Certificate[] {
   const ders: Buffer[] = [];
   let current: object | undefined = certificate;
   while (isCertificate(current) && ders.length < maxChainLength) {
@@ -42,7 +42,7 @@ export function decodePeerChain(certificate: object): readonly x509.X509Certific
 }
 
 /** The peer's chain on this connection (cached for the connection's lifetime). */
-export function peerChainOf(socket: TLSSocket): readonly x509.X509Certificate[] {
+export function peerChainOf(socket: TLSSocket): readonly Certificate[] {
   let chain = chains.get(socket);
   if (chain === undefined) {
     chain = decodePeerChain(socket.getPeerCertificate(true));

@@ -4,7 +4,7 @@
  * (the agent for the controller's clientAuth certificate on every request, the controller for
  * the agent's serverAuth certificate on every new connection).
  */
-import { type Purpose, type x509, verifyChain } from '../pki/index.ts';
+import { type Purpose, type Certificate, verifyChain } from '../pki/index.ts';
 import type { Problem } from '../problem.ts';
 import { type PeerReason, peerReasons } from './reasons.ts';
 import type { EffectiveTrust } from './tls-material.ts';
@@ -24,7 +24,7 @@ export type PeerVerification =
 
 /** Verifies the peer's presented chain at `now`. */
 export function verifyPeer(
-  chain: readonly x509.X509Certificate[],
+  chain: readonly Certificate[],
   trust: EffectiveTrust,
   expectation: PeerExpectation,
   now: Date,

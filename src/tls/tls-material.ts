@@ -9,7 +9,7 @@
  *   deadline, which must be at most 24 hours ahead; one without the other is invalid.
  */
 import { createHash } from 'node:crypto';
-import { type x509, keyMatchesCertificate } from '../pki/index.ts';
+import { type Certificate, keyMatchesCertificate } from '../pki/index.ts';
 import type { Problem } from '../problem.ts';
 import { decodeIdentity } from '../secrets/identity-secret.ts';
 import { identitySecretKeys, maxPreviousTrustAheadMs } from '../secrets/layout.ts';
@@ -31,13 +31,13 @@ export interface TlsMaterial {
   /** SHA-256 over every file's name and bytes: equal bytes, equal digest. */
   readonly digest: string;
   /** tls.crt: the own certificate first. */
-  readonly chain: readonly [x509.X509Certificate, ...x509.X509Certificate[]];
+  readonly chain: readonly [Certificate, ...Certificate[]];
   /** tls.crt as mounted, for the TLS stack. */
   readonly certificatePem: string;
   /** tls.key as mounted, for the TLS stack. Never logged. */
   readonly privateKeyPem: string;
   /** ca.crt. */
-  readonly trust: readonly x509.X509Certificate[];
+  readonly trust: readonly Certificate[];
   readonly previousTrust?: PreviousTrust;
 }
 
@@ -50,7 +50,7 @@ export type MaterialDecoding =
 /** The trust in force at one instant. */
 export interface EffectiveTrust {
   /** ca.crt, plus previous-ca.crt while its deadline lies ahead. */
-  readonly anchors: readonly x509.X509Certificate[];
+  readonly anchors: readonly Certificate[];
   /** The previous-CA deadline, while previous trust is in force. */
   readonly previousUntil: Date | undefined;
 }

@@ -8,7 +8,7 @@ import {
   type CryptoKey,
   keyMatchesCertificate,
   publicKeyInfoMatchesCertificate,
-  type x509,
+  type Certificate,
 } from '../pki/index.ts';
 
 /** The key of decoded material: its CryptoKey, and its public half's SPKI when read from a Secret. */
@@ -18,7 +18,7 @@ export interface MaterialKey {
 }
 
 /** True when the material's private key belongs to the certificate. */
-export function keyBelongsTo(key: MaterialKey, certificate: x509.X509Certificate): boolean {
+export function keyBelongsTo(key: MaterialKey, certificate: Certificate): boolean {
   return key.publicKeyInfo === undefined
     ? keyMatchesCertificate(key.privateKey, certificate)
     : publicKeyInfoMatchesCertificate(key.publicKeyInfo, certificate);

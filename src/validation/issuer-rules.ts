@@ -4,7 +4,7 @@
  * replaced only within its lineage, and the rotation deadline rules. The renewal Job, which
  * writes this Secret routinely, is exempt from the webhook; these rules guard everyone else.
  */
-import { certificateFacts, publicKeysEqual, sha256Fingerprint, type x509 } from '../pki/index.ts';
+import { publicKeysEqual, sha256Fingerprint, type Certificate } from '../pki/index.ts';
 import { issuerSecretKeys } from '../secrets/layout.ts';
 import type { Decoded, IssuerState, KeyPairMaterial } from '../secrets/material.ts';
 import { type SecretProblem, secretReasons } from '../secrets/reasons.ts';
@@ -15,11 +15,11 @@ import { type Finding, error, secretPath } from './finding.ts';
 
 /** An issuer Secret reduced to what the rules compare. */
 export interface IssuerView {
-  readonly certificate: x509.X509Certificate;
+  readonly certificate: Certificate;
   /** The material it was read from, for key matches (its private key is not made for them). */
   readonly key: MaterialKey;
   /** The CA this one replaced, during a default-provider rotation. */
-  readonly previousCa?: x509.X509Certificate;
+  readonly previousCa?: Certificate;
   readonly until?: Date;
 }
 
@@ -59,7 +59,7 @@ function isView(issuer: DecodedIssuer | undefined): issuer is IssuerView {
   return issuer !== undefined && !('problem' in issuer);
 }
 
-function sameCertificate(a: x509.X509Certificate, b: x509.X509Certificate): boolean {
+function sameCertificate(a: Certificate, b: Certificate): boolean {
   return sha256Fingerprint(a) === sha256Fingerprint(b);
 }
 
@@ -79,7 +79,7 @@ function materialFinding({ name, label, next }: IssuerSubject): Finding | undefi
       `tls.key of the issuer Secret ${label} does not belong to its CA certificate in tls.crt: restore the issuer Secret from its backup.`,
     );
   }
-  if (!certificateFacts(next.certificate).ca) {
+  if (!next.certificate.ca) {
     return error(
       validationCodes.IssuerNotCa,
       secretPath(name, 'tls.crt'),
@@ -93,8 +93,8 @@ function lineageFinding({ name, label, old, next }: IssuerSubject): Finding | un
   if (!isView(old) || !isView(next) || sameCertificate(old.certificate, next.certificate)) {
     return undefined;
   }
-  const before = certificateFacts(old.certificate).subject;
-  const after = certificateFacts(next.certificate).subject;
+  const before = old.certificate.subject;
+  const after = next.certificate.subject;
   const renewal = before === after && publicKeysEqual(old.certificate, next.certificate);
   const rotation =
     next.previousCa !== undefined && sameCertificate(next.previousCa, old.certificate);

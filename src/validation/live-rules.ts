@@ -3,7 +3,7 @@
  * Secret's keys, externally supplied identities and certificates, and the identity Secrets the
  * running workloads mount today.
  */
-import { chainFailureReasons, verifyChain, type x509 } from '../pki/index.ts';
+import { chainFailureReasons, verifyChain, type Certificate } from '../pki/index.ts';
 import { keyBelongsTo } from './certificate-memo.ts';
 import { validationCodes } from './codes.ts';
 import { type Finding, error, secretPath, warning } from './finding.ts';
@@ -142,7 +142,7 @@ function servingKeyMismatch(
 }
 
 /** The Secret's own ca.crt, when it holds certificates. */
-function ownTrust(secret: SecretObject): readonly x509.X509Certificate[] | undefined {
+function ownTrust(secret: SecretObject): readonly Certificate[] | undefined {
   const key = identitySecretKeys.trust;
   const decoded = decodeSecretCertificates(secret.data, key, `Secret ${secretLabel(secret)}`);
   return decoded.state === 'present' ? decoded.material : undefined;
@@ -156,7 +156,7 @@ function webhookChainFinding(
   subject: LiveSubject,
   secret: SecretObject,
   material: KeyPairMaterial,
-  anchors: readonly x509.X509Certificate[],
+  anchors: readonly Certificate[],
 ): Finding | undefined {
   const { plan, now } = subject;
   const dnsName = `${plan.webhookService}.${plan.namespace}.svc`;

@@ -14,7 +14,7 @@
  *
  * Pure: decisions over parsed certificates and keys.
  */
-import { type PublicKeyShape, certificateFacts, keyDetails, type x509 } from '../pki/index.ts';
+import { type PublicKeyShape, keyDetails, type Certificate } from '../pki/index.ts';
 
 /** What to use instead, for every refusal. */
 const fix =
@@ -95,8 +95,8 @@ const sha1 = '1.3.14.3.2.26';
 const hashes = new Set(['SHA-256', 'SHA-384', 'SHA-512']);
 
 /** The signature algorithm in words, or undefined when it is accepted. */
-function refusedSignature(certificate: x509.X509Certificate): string | undefined {
-  const { signatureAlgorithm: oid, pssHash = sha1 } = certificateFacts(certificate);
+function refusedSignature(certificate: Certificate): string | undefined {
+  const { signatureAlgorithm: oid, pssHash = sha1 } = certificate;
   const [name, hash] =
     oid === rsaPss
       ? ['RSA-PSS', pssHashes[pssHash] ?? `the hash ${pssHash}`]
@@ -110,13 +110,12 @@ function refusedSignature(certificate: x509.X509Certificate): string | undefined
  * Why HAProxy would not load this chain (leaf first), or undefined. Every certificate's key
  * must be accepted; every certificate not issued by itself must carry an accepted signature.
  */
-export function chainRefusal(chain: readonly x509.X509Certificate[]): string | undefined {
+export function chainRefusal(chain: readonly Certificate[]): string | undefined {
   for (const [i, certificate] of chain.entries()) {
-    const facts = certificateFacts(certificate);
     const what =
       i === 0
         ? 'the first certificate of tls.crt'
-        : `certificate ${String(i + 1)} of tls.crt (${facts.subject.slice(0, 120)})`;
+        : `certificate ${String(i + 1)} of tls.crt (${certificate.subject.slice(0, 120)})`;
     const details = keyDetails(certificate);
     const key = keyRefusal(details.publicKey, `the key of ${what}`);
     if (key !== undefined) return key;

@@ -13,7 +13,7 @@
  * except while a rotation that started keeps the anchor in previous-ca.crt.
  */
 import type { IdentityMaterial, IdentityTrust } from '../secrets/material.ts';
-import type { x509 } from '../pki/index.ts';
+import type { Certificate } from '../pki/index.ts';
 import { validationCodes } from './codes.ts';
 import { checkDeadline } from './deadline-rules.ts';
 import { type Check, type Finding, error, everyFinding, secretPath } from './finding.ts';
@@ -72,7 +72,7 @@ function startsRotation(old: IdentityTrust, next: IdentityMaterial): boolean {
 export const unrelatedCaWritten: Check<TrustSubject> = ({ name, label, old, next, mode, now }) => {
   if (mode !== 'write' || old === undefined) return undefined;
   const current = acceptedCas(old, now);
-  const foreign = (ca: x509.X509Certificate): boolean => !isKnownCa(ca, current);
+  const foreign = (ca: Certificate): boolean => !isKnownCa(ca, current);
   const added = startsRotation(old, next) ? [] : next.trust.filter(foreign);
   if (added.length > 0) {
     return error(

@@ -13,7 +13,6 @@
 import { pino, type Logger } from 'pino';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
 import {
-  certificateFacts,
   decodeCertificateChain,
   encodeCertificateChain,
   encodePrivateKey,
@@ -98,7 +97,7 @@ export async function loadClientCa(dir: string): Promise<Buffer> {
   } catch (error) {
     throw unusable(describeError(error), error);
   }
-  const leaf = certificates.findIndex((certificate) => !certificateFacts(certificate).ca);
+  const leaf = certificates.findIndex((certificate) => !certificate.ca);
   if (leaf >= 0) {
     throw unusable(
       `certificate ${leaf + 1} of ${clientCaFile} is not a CA (basicConstraints cA is not set).`,

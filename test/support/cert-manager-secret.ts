@@ -8,7 +8,7 @@
  * issuer-name, issuer-kind and issuer-group, the label controller.cert-manager.io/fao=true and
  * the Certificate's secretTemplate labels.
  */
-import { type CryptoKeyPair, encodePrivateKey, type x509 } from '../../src/pki/index.ts';
+import { type CryptoKeyPair, encodePrivateKey, type Certificate } from '../../src/pki/index.ts';
 import { b64, pem } from '../unit/validation/material.ts';
 import { type CommandResult, kubectl } from './cluster.ts';
 
@@ -19,10 +19,10 @@ export interface CertManagerIssue {
   readonly certificateName: string;
   readonly issuer: { readonly name: string; readonly kind: 'Issuer' | 'ClusterIssuer' };
   /** tls.crt: the leaf, then any non-root issuers. */
-  readonly chain: readonly x509.X509Certificate[];
+  readonly chain: readonly Certificate[];
   readonly keys: CryptoKeyPair;
   /** ca.crt: the root of the chain. */
-  readonly ca: x509.X509Certificate;
+  readonly ca: Certificate;
   readonly dnsNames?: readonly string[];
   readonly templateLabels?: Readonly<Record<string, string>>;
 }

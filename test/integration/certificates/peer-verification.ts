@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { V1Secret } from '@kubernetes/client-node';
-import type { x509 } from '../../../src/pki/index.ts';
+import type { Certificate } from '../../../src/pki/index.ts';
 import { type Snapshot, certificates, text } from './renewal-harness.ts';
 
 function pemFile(dir: string, name: string, pems: readonly string[]): string {
@@ -15,8 +15,8 @@ function pemFile(dir: string, name: string, pems: readonly string[]): string {
 
 export interface VerifyOptions {
   /** tls.crt: the leaf, then intermediates. */
-  readonly chain: readonly x509.X509Certificate[];
-  readonly anchors: readonly x509.X509Certificate[];
+  readonly chain: readonly Certificate[];
+  readonly anchors: readonly Certificate[];
   readonly at: Date;
   readonly purpose: 'sslserver' | 'sslclient';
   readonly hostname: string;
@@ -27,7 +27,7 @@ export async function opensslVerify(
   options: VerifyOptions,
 ): Promise<{ ok: boolean; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'verify-'));
-  const [leaf, ...intermediates] = options.chain.map((c) => c.toString('pem') + '\n');
+  const [leaf, ...intermediates] = options.chain.map((c) => c.toPem() + '\n');
   if (leaf === undefined || options.anchors.length === 0)
     return { ok: false, output: 'nothing to verify' };
   const args = [
@@ -36,7 +36,7 @@ export async function opensslVerify(
     pemFile(
       dir,
       'anchors.pem',
-      options.anchors.map((c) => c.toString('pem') + '\n'),
+      options.anchors.map((c) => c.toPem() + '\n'),
     ),
     '-attime',
     String(Math.floor(options.at.getTime() / 1000)),
@@ -54,7 +54,7 @@ export async function opensslVerify(
 }
 
 /** The CAs an identity Secret trusts at `at`: ca.crt, and previous-ca.crt until previous-ca-until. */
-export function trustAt(secret: V1Secret | undefined, at: Date): x509.X509Certificate[] {
+export function trustAt(secret: V1Secret | undefined, at: Date): Certificate[] {
   const anchors = [...certificates(secret, 'ca.crt')];
   const until = text(secret, 'previous-ca-until');
   if (until !== undefined && at.getTime() < new Date(until).getTime()) {

@@ -7,7 +7,7 @@ import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { inject } from 'vitest';
 import {
-  type x509,
+  type Certificate,
   certificateFingerprint,
   decodeCertificateChain,
 } from '../../../src/pki/index.ts';
@@ -174,10 +174,7 @@ export function text(secret: V1Secret | undefined, key: string): string | undefi
 }
 
 /** The certificates of a PEM key of a Secret. */
-export function certificates(
-  secret: V1Secret | undefined,
-  key: string,
-): readonly x509.X509Certificate[] {
+export function certificates(secret: V1Secret | undefined, key: string): readonly Certificate[] {
   const pem = text(secret, key);
   if (pem === undefined)
     throw new Error(`no ${key} in Secret ${secret?.metadata?.name ?? '(absent)'}`);

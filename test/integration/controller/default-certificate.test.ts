@@ -9,7 +9,8 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair, x509 } from '../../../src/pki/index.ts';
+import { Certificate, generateKeyPair } from '../../../src/pki/index.ts';
+import { peculiarX509 } from '../../../src/pki/peculiar-loader.ts';
 import { certManagerCrds } from '../chart/cert-manager-crds.ts';
 import { applyAsCertManager } from '../../support/cert-manager-secret.ts';
 import { kubectl } from '../../support/cluster.ts';
@@ -124,7 +125,8 @@ describe('the default frontend certificate from cert-manager, served by HAProxy'
     // cert-manager's self-signed Issuer signs the Certificate with its own key: ca.crt is the
     // certificate itself, and the chain is just the certificate.
     const keys = await generateKeyPair();
-    const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    const x509 = peculiarX509();
+    const generated = await x509.X509CertificateGenerator.createSelfSigned({
       serialNumber: '0c3a',
       name: 'CN=localdev.me',
       notBefore: new Date(Date.now() - 60_000),
@@ -140,6 +142,7 @@ describe('the default frontend certificate from cert-manager, served by HAProxy'
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       ],
     });
+    const certificate = Certificate.fromDer(new Uint8Array(generated.rawData));
     const written = await applyAsCertManager(site.namespace, {
       secret: 'haptic-default-ssl-certificate',
       certificateName: 'haptic-default-ssl-certificate',
@@ -150,7 +153,7 @@ describe('the default frontend certificate from cert-manager, served by HAProxy'
       dnsNames: ['localdev.me', '*.localdev.me'],
     });
     expect(written.stderr).toBe('');
-    const expected = new X509Certificate(certificate.toString('pem')).fingerprint256;
+    const expected = new X509Certificate(certificate.toPem()).fingerprint256;
     const current = site;
     expect(
       await eventually(

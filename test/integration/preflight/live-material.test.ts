@@ -10,8 +10,9 @@ import {
   crossSignCa,
   encodePrivateKey,
   issueLeaf,
-  x509,
+  Certificate,
 } from '../../../src/pki/index.ts';
+import { peculiarX509 } from '../../../src/pki/peculiar-loader.ts';
 import { readPackageVersion } from '../../../src/version.ts';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
 import { type TestCa, b64, makeCa, makeLeaf, pem } from '../../unit/validation/material.ts';
@@ -62,9 +63,9 @@ async function check(
 }
 
 function keyPair(
-  chain: readonly x509.X509Certificate[],
+  chain: readonly Certificate[],
   keys: CryptoKeyPair,
-  ca?: x509.X509Certificate,
+  ca?: Certificate,
 ): Record<string, string> {
   return {
     'tls.crt': b64(pem(...chain)),
@@ -93,7 +94,8 @@ async function intermediateOf(root: TestCa, name: string): Promise<TestCa> {
 /** A certificate for `name` signed by `root` that is not a CA (basicConstraints CA:FALSE). */
 async function nonCaOf(root: TestCa, name: string): Promise<TestCa> {
   const own = await makeCa(name, { at: new Date() });
-  const certificate = await x509.X509CertificateGenerator.create({
+  const x509 = peculiarX509();
+  const signed = await x509.X509CertificateGenerator.create({
     serialNumber: '7a11',
     subject: own.certificate.subject,
     issuer: root.certificate.subject,
@@ -104,7 +106,7 @@ async function nonCaOf(root: TestCa, name: string): Promise<TestCa> {
     signingKey: root.keys.privateKey,
     extensions: [new x509.BasicConstraintsExtension(false, undefined, true)],
   });
-  return { certificate, keys: own.keys };
+  return { certificate: Certificate.fromDer(new Uint8Array(signed.rawData)), keys: own.keys };
 }
 
 describe('preflight against live Secrets in the real API server', () => {
@@ -290,7 +292,7 @@ describe('preflight against live Secrets in the real API server', () => {
     };
 
     /** Both identity Secrets: leaves under `issuing`, tls.crt = leaf + `sent`, ca.crt = root. */
-    async function identities(ns: string, issuing: TestCa, sent: readonly x509.X509Certificate[]) {
+    async function identities(ns: string, issuing: TestCa, sent: readonly Certificate[]) {
       const at = new Date();
       for (const [role, name, secret] of [
         ['agent', names.agent, 'agent-identity'],

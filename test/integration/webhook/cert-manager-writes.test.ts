@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolPath } from '../../../dev/lib/tools.ts';
-import { crossSignCa, issueLeaf, type x509 } from '../../../src/pki/index.ts';
+import { crossSignCa, issueLeaf, type Certificate } from '../../../src/pki/index.ts';
 import { renderChart } from '../../../src/render/index.ts';
 import type { AgentIdentityConfig } from '../../../src/validation/index.ts';
 import { createTestNamespace, kubectl } from '../../support/cluster.ts';
@@ -69,9 +69,9 @@ function rootIssued(root: TestCa): Issued {
 async function identityIssued(
   role: 'server' | 'client',
   signer: TestCa,
-  root: x509.X509Certificate,
+  root: Certificate,
   issuer: Issued['issuer'],
-  intermediates: readonly x509.X509Certificate[] = [],
+  intermediates: readonly Certificate[] = [],
 ): Promise<Issued> {
   const dnsName = names[role];
   const leaf = await issueLeaf({

@@ -7,11 +7,12 @@
  */
 import { hostAddress } from '../../../dev/lib/node/node-network.ts';
 import {
+  Certificate,
   encodeCertificateChain,
   encodePrivateKey,
   generateKeyPair,
-  x509,
 } from '../../../src/pki/index.ts';
+import { peculiarX509 } from '../../../src/pki/peculiar-loader.ts';
 import { type AgentIdentityConfig, preRolloutNames } from '../../../src/validation/index.ts';
 import {
   type WebhookServer,
@@ -45,6 +46,7 @@ export async function servingMaterial(
   const now = new Date();
   const ca = await makeCa('webhook-test-ca', { at: now, days: 2 });
   const keys = await generateKeyPair();
+  const x509 = peculiarX509();
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: '0a1b2c3d4e5f',
     subject: `CN=${names?.[0] ?? '127.0.0.1'}`,
@@ -69,7 +71,7 @@ export async function servingMaterial(
   });
   return {
     caPem: encodeCertificateChain([ca.certificate]),
-    certPem: encodeCertificateChain([certificate]),
+    certPem: encodeCertificateChain([Certificate.fromDer(new Uint8Array(certificate.rawData))]),
     keyPem: encodePrivateKey(keys.privateKey),
   };
 }

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import {
   type CryptoKeyPair,
   type LeafRole,
-  type x509,
+  type Certificate,
   encodeCertificateChain,
   encodePrivateKey,
   issueCa,
@@ -20,7 +20,7 @@ export const now = new Date('2030-03-01T12:00:00Z');
 export const hourMs = 3_600_000;
 
 export interface TestCa {
-  readonly certificate: x509.X509Certificate;
+  readonly certificate: Certificate;
   readonly keys: CryptoKeyPair;
 }
 
@@ -38,7 +38,7 @@ export async function makeCa(
 }
 
 export interface TestLeaf {
-  readonly certificate: x509.X509Certificate;
+  readonly certificate: Certificate;
   readonly keys: CryptoKeyPair;
 }
 
@@ -62,7 +62,7 @@ export function b64(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64');
 }
 
-export function pem(...certificates: x509.X509Certificate[]): string {
+export function pem(...certificates: Certificate[]): string {
   return encodeCertificateChain(certificates);
 }
 
@@ -70,8 +70,8 @@ export interface IdentityParts {
   readonly leaf: TestLeaf;
   /** Key to store instead of the leaf's own. */
   readonly key?: CryptoKeyPair;
-  readonly trust: readonly x509.X509Certificate[];
-  readonly previous?: readonly x509.X509Certificate[];
+  readonly trust: readonly Certificate[];
+  readonly previous?: readonly Certificate[];
   readonly until?: string;
 }
 
@@ -88,10 +88,7 @@ export function identityData(parts: IdentityParts): Record<string, string> {
 }
 
 /** Key-pair data (tls.crt + tls.key). */
-export function keyPairData(
-  certificate: x509.X509Certificate,
-  keys: CryptoKeyPair,
-): Record<string, string> {
+export function keyPairData(certificate: Certificate, keys: CryptoKeyPair): Record<string, string> {
   return {
     'tls.crt': b64(pem(certificate)),
     'tls.key': b64(encodePrivateKey(keys.privateKey)),
