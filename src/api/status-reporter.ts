@@ -16,6 +16,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
+import type { Problem } from '../problem.ts';
 import { makeApiClient } from '../kube/api-client.ts';
 import { apiStatus } from '../kube/api-errors.ts';
 import type { RequestCounter } from '../kube/request-counter.ts';
@@ -35,11 +36,26 @@ export interface ObjectRef {
   readonly resourceVersion: string;
 }
 
-export interface ReadyCondition {
+/** Reasons of a HAProxyTemplateConfig's Ready condition (and of the Warning Events beside it). */
+export const readyReasons = {
+  /** The configuration passed haproxy -c and runs on every agent. */
+  Delivered: 'Delivered',
+  /** The HAProxyTemplateConfig cannot be read, or a template does not parse. */
+  TemplateConfigInvalid: 'TemplateConfigInvalid',
+  /** Rendering a template failed or was stopped at a limit. */
+  RenderFailed: 'RenderFailed',
+  /** The allow-list lint refuses the rendered configuration. */
+  LintFailed: 'LintFailed',
+  /** haproxy -c rejects the rendered configuration, or could not check it. */
+  CheckFailed: 'CheckFailed',
+  /** Some agents did not take the configuration. */
+  DeliveryFailed: 'DeliveryFailed',
+} as const;
+
+export type ReadyReason = (typeof readyReasons)[keyof typeof readyReasons];
+
+export interface ReadyCondition extends Problem<ReadyReason> {
   readonly ready: boolean;
-  /** CamelCase reason: Delivered, RenderFailed, LintFailed, CheckFailed, ... */
-  readonly reason: string;
-  readonly message: string;
   readonly observedGeneration: number;
 }
 
@@ -118,13 +134,8 @@ export class StatusReporter {
   }
 
   /** Records an Event on `object`, unless the same reason and message were just recorded. */
-  async event(
-    object: ObjectRef,
-    type: 'Normal' | 'Warning',
-    reason: string,
-    message: string,
-  ): Promise<void> {
-    await this.#record(object, object.uid, type, reason, message, () => Promise.resolve(object));
+  async event(object: ObjectRef, type: 'Normal' | 'Warning', problem: Problem): Promise<void> {
+    await this.#record(object, object.uid, type, problem, () => Promise.resolve(object));
   }
 
   /**
@@ -135,11 +146,10 @@ export class StatusReporter {
   async ingressEvent(
     ingress: { readonly namespace: string; readonly name: string; readonly uid: string },
     type: 'Normal' | 'Warning',
-    reason: string,
-    message: string,
+    problem: Problem,
   ): Promise<void> {
     const base = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', ...ingress };
-    await this.#record(base, ingress.uid, type, reason, message, async () => {
+    await this.#record(base, ingress.uid, type, problem, async () => {
       try {
         const current = await this.#networking.readNamespacedIngress({
           namespace: ingress.namespace,
@@ -158,8 +168,7 @@ export class StatusReporter {
     object: Omit<ObjectRef, 'uid' | 'resourceVersion'>,
     uid: string,
     type: 'Normal' | 'Warning',
-    reason: string,
-    message: string,
+    { reason, message }: Problem,
     complete: () => Promise<ObjectRef | undefined>,
   ): Promise<void> {
     const key = `${object.kind} ${object.namespace}/${object.name}`;

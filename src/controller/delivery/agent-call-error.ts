@@ -4,9 +4,15 @@
  */
 import type { ErrorResponseBody } from '../../agent-api/api-types.ts';
 import { describeError, errorCode } from '../../errors.ts';
+import type { Problem } from '../../problem.ts';
 import { AgentCertificateRejected } from './agent-connection-pool.ts';
 
-export interface AgentCallError {
+/**
+ * Why a call failed: `reason` is the own material's reason (local-material), Node's error code
+ * or `ConnectionFailed` (connect), the product's chain reason or `HandshakeFailed` (tls), the
+ * agent's reason (http), or `Timeout`, `Withdrawn`, `UnexpectedAnswer`.
+ */
+export interface AgentCallError extends Problem {
   /**
    * - `local-material`: the controller's own identity or trust is invalid; nothing was sent.
    * - `connect`: the agent could not be reached or dropped the connection.
@@ -19,8 +25,6 @@ export interface AgentCallError {
    */
   readonly kind:
     'local-material' | 'connect' | 'tls' | 'timeout' | 'withdrawn' | 'http' | 'protocol';
-  readonly reason: string;
-  readonly message: string;
   readonly status?: number;
   readonly haproxyMessage?: string;
   /** Whether a later attempt may succeed (transient transport failures, 5xx except rejections). */

@@ -13,11 +13,17 @@ import type { TlsMaterialSource } from '../../tls/material-watcher.ts';
 import { decodePeerChain } from '../../tls/peer-chain.ts';
 import { verifyPeer } from '../../tls/peer-verification.ts';
 import type { PeerReason } from '../../tls/reasons.ts';
+import type { Problem } from '../../problem.ts';
 import { secureContextOptions } from '../../tls/secure-context.ts';
-import { type TlsMaterial, materialStatusAt, trustAt } from '../../tls/tls-material.ts';
+import {
+  type MaterialProblem,
+  type TlsMaterial,
+  materialStatusAt,
+  trustAt,
+} from '../../tls/tls-material.ts';
 
 /** The agent's certificate failed the product's own check (in `checkServerIdentity`). */
-export class AgentCertificateRejected extends Error {
+export class AgentCertificateRejected extends Error implements Problem<PeerReason> {
   readonly reason: PeerReason;
   constructor(reason: PeerReason, message: string) {
     super(message);
@@ -47,7 +53,8 @@ interface Generation {
 
 export type PoolLease =
   | { readonly ok: true; readonly agent: Agent; readonly release: () => void }
-  | { readonly ok: false; readonly reason: string; readonly message: string };
+  /** The own identity or trust is invalid: nothing is sent. */
+  | ({ readonly ok: false } & MaterialProblem);
 
 export class AgentConnectionPool {
   readonly #options: ConnectionPoolOptions;

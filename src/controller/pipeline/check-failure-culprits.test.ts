@@ -207,7 +207,7 @@ function culprits(alerts: readonly string[], state: ReturnType<typeof rendered> 
 const excludedNames = (verdict: ReturnType<typeof culprits>) =>
   verdict.blame === 'ingresses'
     ? verdict.excluded.map((entry) => `${entry.namespace}/${entry.name} ${entry.field}`)
-    : verdict.reason;
+    : `${verdict.reason}: ${verdict.message}`;
 
 describe('checkFailureCulprits', () => {
   const state = rendered();
@@ -283,7 +283,7 @@ describe('checkFailureCulprits', () => {
     );
     expect(alerts.length).toBeGreaterThan(1);
     expect(excludedNames(culprits(alerts, broken))).toMatch(
-      /^haproxy\.cfg:\d+ carries no value of an Ingress\.$/,
+      /^NoIngressValue: haproxy\.cfg:\d+ carries no value of an Ingress\.$/,
     );
   });
 
@@ -303,7 +303,7 @@ describe('checkFailureCulprits', () => {
     );
     expect(alerts).toHaveLength(3);
     expect(excludedNames(culprits(alerts, broken))).toMatch(
-      /^every line written like haproxy.cfg:\d+ fails/,
+      /^EveryLineAlike: every line written like haproxy.cfg:\d+ fails/,
     );
   });
 
@@ -312,7 +312,7 @@ describe('checkFailureCulprits', () => {
       excludedNames(
         culprits(["[ALERT] config : parsing [files/nope:3] : unknown keyword 'x'"], state),
       ),
-    ).toBe('files/nope:3 is not a line of the rendered files.');
+    ).toBe('LineNotRendered: files/nope:3 is not a line of the rendered files.');
   });
 
   it('blames the template rather than leave out every Ingress', () => {
@@ -327,7 +327,7 @@ describe('checkFailureCulprits', () => {
           alone,
         ),
       ),
-    ).toBe('it would leave out every Ingress.');
+    ).toBe('EveryIngressNamed: it would leave out every Ingress.');
   });
 
   it('finds a file HAProxy names under the directory the check ran in', () => {

@@ -9,6 +9,7 @@
  * out) fails: the template writes them all, and leaving Ingresses out would hide its error.
  * Leaving out every served Ingress is no isolation either, so that is the template's too.
  */
+import type { Problem } from '../../problem.ts';
 import { objectKey } from '../routing/cluster-snapshot.ts';
 import type { CheckFailureLocation } from '../render/check-failure-locations.ts';
 import type { ExcludedIngress, RoutingModel } from '../routing/model-types.ts';
@@ -26,9 +27,29 @@ export interface CulpritInput {
   readonly refusedBy?: string;
 }
 
+/** Why the template is to blame rather than Ingresses. */
+export const templateBlameReasons = {
+  /** HAProxy names a line that is not in the rendered files. */
+  LineNotRendered: 'LineNotRendered',
+  /** A failing line carries no value of an Ingress: the template wrote it by itself. */
+  NoIngressValue: 'NoIngressValue',
+  /** Every line of the failing line's shape fails, whichever Ingress it is for. */
+  EveryLineAlike: 'EveryLineAlike',
+  /** HAProxy named no line. */
+  NoLineNamed: 'NoLineNamed',
+  /** Leaving out the Ingresses named would leave out every served one. */
+  EveryIngressNamed: 'EveryIngressNamed',
+} as const;
+
+export type TemplateBlameReason = (typeof templateBlameReasons)[keyof typeof templateBlameReasons];
+
 export type CulpritVerdict =
   | { readonly blame: 'ingresses'; readonly excluded: readonly ExcludedIngress[] }
-  | { readonly blame: 'template'; readonly reason: string };
+  | ({ readonly blame: 'template' } & Problem<TemplateBlameReason>);
+
+function templateBlame(reason: TemplateBlameReason, message: string): CulpritVerdict {
+  return { blame: 'template', reason, message };
+}
 
 /** Kinds of Ingress values, most telling first: a line is blamed on its most telling kind. */
 const kinds = ['certificate', 'annotation', 'route', 'backend'] as const;
@@ -235,10 +256,10 @@ export function checkFailureCulprits(input: CulpritInput): CulpritVerdict {
     const text = file === undefined ? undefined : input.files.get(file)?.split('\n');
     const line = text?.[location.line - 1];
     if (file === undefined || text === undefined || line === undefined) {
-      return {
-        blame: 'template',
-        reason: `${location.file}:${location.line} is not a line of the rendered files.`,
-      };
+      return templateBlame(
+        templateBlameReasons.LineNotRendered,
+        `${location.file}:${location.line} is not a line of the rendered files.`,
+      );
     }
     failing.set(file, (failing.get(file) ?? new Set<number>()).add(location.line));
     lines.push({ location, file, text, line });
@@ -249,15 +270,18 @@ export function checkFailureCulprits(input: CulpritInput): CulpritVerdict {
     const found = occurrences(line, index);
     const origins = blamed(found);
     if (origins.length === 0) {
-      return { blame: 'template', reason: `${where} carries no value of an Ingress.` };
+      return templateBlame(
+        templateBlameReasons.NoIngressValue,
+        `${where} carries no value of an Ingress.`,
+      );
     }
     const shape = shapeOf(line, found);
     const alike = text.flatMap((other, i) => (shape.test(other) ? [i + 1] : []));
     if (alike.length > 1 && alike.every((n) => failing.get(file)?.has(n) === true)) {
-      return {
-        blame: 'template',
-        reason: `every line written like ${where} fails, whichever Ingress it is for.`,
-      };
+      return templateBlame(
+        templateBlameReasons.EveryLineAlike,
+        `every line written like ${where} fails, whichever Ingress it is for.`,
+      );
     }
     const reason = /[.!]$/.test(location.reason) ? location.reason : `${location.reason}.`;
     for (const origin of origins) {
@@ -271,9 +295,14 @@ export function checkFailureCulprits(input: CulpritInput): CulpritVerdict {
       });
     }
   }
-  if (culprits.size === 0) return { blame: 'template', reason: 'HAProxy named no line.' };
+  if (culprits.size === 0) {
+    return templateBlame(templateBlameReasons.NoLineNamed, 'HAProxy named no line.');
+  }
   if (culprits.size >= served.size) {
-    return { blame: 'template', reason: 'it would leave out every Ingress.' };
+    return templateBlame(
+      templateBlameReasons.EveryIngressNamed,
+      'it would leave out every Ingress.',
+    );
   }
   const sorted = [...culprits.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return { blame: 'ingresses', excluded: sorted.map(([, entry]) => entry) };

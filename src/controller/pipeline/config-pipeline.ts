@@ -293,7 +293,7 @@ export class ConfigPipeline {
       this.#kept.backends.build(current, namespace, ref),
     );
     if (update.kind === 'unchanged') return previous;
-    if (update.kind === 'render') return update.reason;
+    if (update.kind === 'render') return update.message;
     this.#checks.accepted({ files: update.fileDigests, config: update.configText });
     const renderMs = performance.now() - started;
     this.#options.metrics?.renderSeconds.observe(renderMs / 1000);

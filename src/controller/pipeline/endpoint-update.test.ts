@@ -114,7 +114,8 @@ describe('endpointUpdate', () => {
     const grown = withEndpoints(snapshot, 1, ['10.9.0.1', '10.9.0.2', '10.9.0.3', '10.9.0.4']);
     expect(endpointUpdate(previous, grown, buildBackend)).toEqual({
       kind: 'render',
-      reason: 'backend app:svc1:80 needs 8 server slots',
+      reason: 'SlotCountChanged',
+      message: 'backend app:svc1:80 needs 8 server slots',
     });
   });
 
@@ -124,7 +125,8 @@ describe('endpointUpdate', () => {
     const refused = withEndpoints(snapshot, 2, ['10.9.0.1', '127.0.0.1']);
     expect(endpointUpdate(previous, refused, buildBackend)).toMatchObject({
       kind: 'render',
-      reason: 'backend app:svc2:80 leaves endpoints out',
+      reason: 'BackendLeavesEndpointsOut',
+      message: 'backend app:svc2:80 leaves endpoints out',
     });
   });
 
@@ -148,7 +150,8 @@ describe('endpointUpdate', () => {
         const changed = withEndpoints(snapshot, 2, [served, address]);
         expect(endpointUpdate(previous, changed, buildBackend)).toEqual({
           kind: 'render',
-          reason: 'backend app:svc2:80 leaves endpoints out',
+          reason: 'BackendLeavesEndpointsOut',
+          message: 'backend app:svc2:80 leaves endpoints out',
         });
         const full = fullRender(changed).model;
         expect(full.model.backends[2]?.servers.map((server) => server.address)).toEqual([served]);
@@ -172,7 +175,8 @@ describe('endpointUpdate', () => {
       const moved = { ...snapshot, endpointRules: rules };
       expect(endpointUpdate(previous, moved, buildBackend)).toEqual({
         kind: 'render',
-        reason: 'backend app:svc1:80 leaves endpoints out',
+        reason: 'BackendLeavesEndpointsOut',
+        message: 'backend app:svc1:80 leaves endpoints out',
       });
     });
 
@@ -188,7 +192,8 @@ describe('endpointUpdate', () => {
       };
       expect(endpointUpdate(previous, allowed, buildBackend)).toEqual({
         kind: 'render',
-        reason: 'the last render left endpoints out',
+        reason: 'EndpointsLeftOut',
+        message: 'the last render left endpoints out',
       });
       expect(fullRender(allowed).model.model.backends[1]?.servers.map((s) => s.address)).toEqual([
         '10.9.0.1',

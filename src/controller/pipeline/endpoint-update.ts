@@ -16,6 +16,7 @@ import {
 } from '../../haproxy/runtime-changes.ts';
 import { parseServerAddress } from '../../haproxy/server-lines.ts';
 import { rewriteServerSlots } from '../../haproxy/slot-rewrite.ts';
+import type { Problem } from '../../problem.ts';
 import { contentDigest } from '../../sandbox/content-digest.ts';
 import type { ApplyFile } from '../../agent-api/apply-encoding.ts';
 import type { ClusterSnapshot } from '../routing/cluster-snapshot.ts';
@@ -47,7 +48,31 @@ export type EndpointUpdate =
       readonly configText: string;
     }
   /** Something beyond server slots changed: render in full. */
-  | { readonly kind: 'render'; readonly reason: string };
+  | FullRender;
+
+/** Why a change of EndpointSlices needs a full render; the messages go to the debug log. */
+export const fullRenderReasons = {
+  /** The last render left endpoints out (refused, unresolved, over a budget). */
+  EndpointsLeftOut: 'EndpointsLeftOut',
+  /** A backend built from the snapshot leaves endpoints out. */
+  BackendLeavesEndpointsOut: 'BackendLeavesEndpointsOut',
+  /** A backend needs another number of server slots. */
+  SlotCountChanged: 'SlotCountChanged',
+  /** A slot holds something other than an address and port. */
+  SlotNotAddress: 'SlotNotAddress',
+  /** The last render has no haproxy.cfg. */
+  ConfigMissing: 'ConfigMissing',
+  /** The template does not write each slot as one `server` line. */
+  SlotsNotServerLines: 'SlotsNotServerLines',
+  /** The rewritten slots are not what the agents apply at runtime. */
+  NotRuntimeChanges: 'NotRuntimeChanges',
+  /** The lint refuses a rewritten slot line. */
+  SlotLineRefused: 'SlotLineRefused',
+} as const;
+
+export type FullRenderReason = (typeof fullRenderReasons)[keyof typeof fullRenderReasons];
+
+export type FullRender = { readonly kind: 'render' } & Problem<FullRenderReason>;
 
 export type BuildBackend = (
   snapshot: ClusterSnapshot,
@@ -72,14 +97,17 @@ function serviceRef(backend: ModelBackend): ServiceRef {
   };
 }
 
-function render(reason: string): EndpointUpdate {
-  return { kind: 'render', reason };
+function render(reason: FullRenderReason, message: string): FullRender {
+  return { kind: 'render', reason, message };
 }
 
 /** The slot changes of one backend, or why they are more than slot changes. */
-function slotChanges(before: ModelBackend, after: ModelBackend): ServerChange[] | string {
+function slotChanges(before: ModelBackend, after: ModelBackend): ServerChange[] | FullRender {
   if (before.slots.length !== after.slots.length) {
-    return `backend ${before.name} needs ${after.slots.length} server slots`;
+    return render(
+      fullRenderReasons.SlotCountChanged,
+      `backend ${before.name} needs ${after.slots.length} server slots`,
+    );
   }
   const changes: ServerChange[] = [];
   for (const [i, slot] of after.slots.entries()) {
@@ -87,7 +115,10 @@ function slotChanges(before: ModelBackend, after: ModelBackend): ServerChange[] 
     if (was?.endpoint === slot.endpoint && was.spare === slot.spare) continue;
     const parsed = parseServerAddress(slot.endpoint);
     if (parsed === undefined) {
-      return `backend ${after.name} slot ${slot.name} holds ${slot.endpoint}, not an address and port`;
+      return render(
+        fullRenderReasons.SlotNotAddress,
+        `backend ${after.name} slot ${slot.name} holds ${slot.endpoint}, not an address and port`,
+      );
     }
     changes.push({
       backend: after.name,
@@ -106,25 +137,35 @@ export function endpointUpdate(
   build: BuildBackend,
 ): EndpointUpdate {
   if (previous.model.warnings.some((warning) => endpointReasons.has(warning.reason))) {
-    return render('the last render left endpoints out');
+    return render(fullRenderReasons.EndpointsLeftOut, 'the last render left endpoints out');
   }
   const backends: ModelBackend[] = [];
   const changes: ServerChange[] = [];
   for (const backend of previous.model.model.backends) {
     const result = build(snapshot, backend.namespace, serviceRef(backend));
-    if (result.problems.length > 0) return render(`backend ${backend.name} leaves endpoints out`);
+    if (result.problems.length > 0) {
+      return render(
+        fullRenderReasons.BackendLeavesEndpointsOut,
+        `backend ${backend.name} leaves endpoints out`,
+      );
+    }
     const found = slotChanges(backend, result.backend);
-    if (typeof found === 'string') return render(found);
+    if (!Array.isArray(found)) return found;
     changes.push(...found);
     backends.push(result.backend);
   }
   if (changes.length === 0) return { kind: 'unchanged' };
   const config = previous.files.find((file) => file.path === configFileName);
-  if (config === undefined) return render(`the last render has no ${configFileName}`);
+  if (config === undefined) {
+    return render(fullRenderReasons.ConfigMissing, `the last render has no ${configFileName}`);
+  }
   const text = previous.configText ?? Buffer.from(config.content).toString('utf8');
   const rewritten = rewriteServerSlots(text, changes);
   if (rewritten === undefined)
-    return render('the template does not write each slot as one server line');
+    return render(
+      fullRenderReasons.SlotsNotServerLines,
+      'the template does not write each slot as one server line',
+    );
   const digests =
     previous.fileDigests ??
     previous.files.map((file) => ({ path: file.path, digest: contentDigest(file.content) }));
@@ -139,9 +180,14 @@ export function endpointUpdate(
   );
   const plan = rewrittenPlan(digests, fileDigests, rewritten);
   if (!plan.runtime || plan.changes.length !== changes.length) {
-    return render('the rewritten slots are not runtime changes');
+    return render(
+      fullRenderReasons.NotRuntimeChanges,
+      'the rewritten slots are not runtime changes',
+    );
   }
-  if (slotLineFindings(plan.lines).length > 0) return render('the lint refuses a slot line');
+  if (slotLineFindings(plan.lines).length > 0) {
+    return render(fullRenderReasons.SlotLineRefused, 'the lint refuses a slot line');
+  }
   return {
     kind: 'slots',
     files,

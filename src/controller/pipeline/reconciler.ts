@@ -19,7 +19,7 @@ import { ingressEvents, ingressStates } from '../routing/ingress-events.ts';
 import type { IngressStatusPublisher } from '../status/ingress-status-publisher.ts';
 import { type ClusterSnapshot, objectKey } from '../routing/cluster-snapshot.ts';
 import type { ModelIngress, ModelResult } from '../routing/model-types.ts';
-import { type StatusReporter, templateConfigRef } from '../../api/status-reporter.ts';
+import { type StatusReporter, readyReasons, templateConfigRef } from '../../api/status-reporter.ts';
 
 export interface ReconcilerOptions {
   readonly watch: ClusterWatch;
@@ -45,10 +45,10 @@ export interface ReconcilerOptions {
 }
 
 const reasons = {
-  config: 'TemplateConfigInvalid',
-  template: 'RenderFailed',
-  lint: 'LintFailed',
-  check: 'CheckFailed',
+  config: readyReasons.TemplateConfigInvalid,
+  template: readyReasons.RenderFailed,
+  lint: readyReasons.LintFailed,
+  check: readyReasons.CheckFailed,
 } as const;
 
 export class Reconciler {
@@ -171,7 +171,7 @@ export class Reconciler {
           message: `${outcome.message} The agents keep the last good configuration.`,
           observedGeneration: generation,
         });
-        await reporter.event(ref, 'Warning', reason, outcome.message);
+        await reporter.event(ref, 'Warning', { reason, message: outcome.message });
       }
       return;
     }
@@ -281,7 +281,7 @@ export class Reconciler {
         metrics.lastSuccess.setToCurrentTime();
         await reporter.setCondition(config, {
           ready: true,
-          reason: 'Delivered',
+          reason: readyReasons.Delivered,
           message: `The configuration ${digest.slice(0, 19)} passed haproxy -c and runs on the agents.`,
           observedGeneration: generation,
         });
@@ -293,11 +293,14 @@ export class Reconciler {
     const message = `${failed.length} of ${results.length} agents did not take the configuration: ${messages.join(' | ')}`;
     await reporter.setCondition(config, {
       ready: false,
-      reason: 'DeliveryFailed',
+      reason: readyReasons.DeliveryFailed,
       message,
       observedGeneration: generation,
     });
-    await reporter.event(templateConfigRef(config), 'Warning', 'DeliveryFailed', message);
+    await reporter.event(templateConfigRef(config), 'Warning', {
+      reason: readyReasons.DeliveryFailed,
+      message,
+    });
   }
 
   /**
@@ -314,7 +317,7 @@ export class Reconciler {
       const key = objectKey(event.namespace, event.name);
       now.add(key);
       const ingress = { namespace: event.namespace, name: event.name, uid: uids.get(key) ?? '' };
-      await reporter.ingressEvent(ingress, 'Warning', event.reason, event.message);
+      await reporter.ingressEvent(ingress, 'Warning', event);
     }
     for (const key of this.#reported) {
       if (now.has(key)) continue;

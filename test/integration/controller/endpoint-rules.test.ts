@@ -266,8 +266,7 @@ describe('endpoints pointing at the data plane', () => {
     await reporter.ingressEvent(
       { namespace, name: 'shop', uid: ingress.metadata?.uid ?? '' },
       'Warning',
-      event?.reason ?? '',
-      event?.message ?? '',
+      { reason: event?.reason ?? '', message: event?.message ?? '' },
     );
     const events = await core.listNamespacedEvent({
       namespace,
