@@ -54,15 +54,29 @@ function bounded(output: string): string {
   return output.length > maxAnswerChars ? `${output.slice(0, maxAnswerChars)}…` : output;
 }
 
+/** What this module reads of a finished `haproxy -c` (execa's result). */
+interface FinishedCheck {
+  /** stdout and stderr, interleaved. */
+  readonly all: string;
+  readonly isCanceled: boolean;
+  readonly timedOut: boolean;
+  readonly isMaxBuffer: boolean;
+  readonly signal?: string | undefined;
+  readonly exitCode?: number | undefined;
+  readonly shortMessage?: string | undefined;
+}
+
+function unavailable(message: string): CheckOutcome {
+  return { ok: false, failure: 'unavailable', message };
+}
+
 export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
   const { limits } = run;
   const [isolation, ...isolationArgs] = run.isolation;
   if (isolation === undefined) {
-    return {
-      ok: false,
-      failure: 'unavailable',
-      message: 'haproxy -c was not run: the check sandbox has no network isolation for it.',
-    };
+    return unavailable(
+      'haproxy -c was not run: the check sandbox has no network isolation for it.',
+    );
   }
   const subprocess = execa(
     isolation,
@@ -94,6 +108,58 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
   );
   const result = await subprocess;
   killGroup(subprocess.pid);
+  return outcomeOf(result, run, isolation);
+}
+
+/** Why the check was stopped before HAProxy finished, if it was. */
+function stopReason(result: FinishedCheck, limits: SandboxLimits): string | undefined {
+  if (result.isCanceled) return 'haproxy -c was stopped: its caller is gone.';
+  if (result.timedOut) {
+    return `haproxy -c did not finish within ${limits.timeMs} ms and was stopped.`;
+  }
+  if (result.signal === 'SIGXCPU') {
+    return `haproxy -c used more CPU time than its ${limits.timeMs} ms limit allows and was stopped.`;
+  }
+  if (result.signal === 'SIGKILL') {
+    return 'haproxy -c was killed (SIGKILL), most likely because the check container ran out of memory; raise its memory limit or lower the concurrent checks.';
+  }
+  return undefined;
+}
+
+/**
+ * Whether the check never reached HAProxy: prlimit missing (no exit code), prlimit unable to
+ * start haproxy (126, 127), or the network isolation unable to start prlimit.
+ */
+function notStarted(result: FinishedCheck): boolean {
+  return (
+    result.exitCode === undefined ||
+    ((result.exitCode === 126 || result.exitCode === 127) &&
+      result.all.startsWith('prlimit: failed to execute')) ||
+    isolationFailed(result.all)
+  );
+}
+
+/**
+ * Whether an allocation failed under RLIMIT_AS: the size of the configuration, not a line of
+ * it, is what HAProxy refuses, though its alert may name the line it was reading. It says so in
+ * several words ("out of memory", "failed to allocate …", "cannot allocate …"), or starts its
+ * alert with "(null)" where even the message could not be allocated (HAProxy 2.6). Only
+ * HAProxy's own alert lines count, never the configuration text they may quote.
+ */
+function outOfMemory(output: string): boolean {
+  return output
+    .split('\n')
+    .some((line) =>
+      /^\[ALERT\] +\(\d+\) : (\(null\)|.*(: out of memory\.?|failed to allocate .*|cannot allocate .*)$)/i.test(
+        line,
+      ),
+    );
+}
+
+function outcomeOf(result: FinishedCheck, run: CheckRun, isolation: string): CheckOutcome {
+  const { limits } = run;
+  const stopped = stopReason(result, limits);
+  if (stopped !== undefined) return unavailable(stopped);
   // HAProxy's output may quote what it read (a line of a `-f` file, a map entry): it leaves
   // the sandbox reduced to file:line, keyword and a fixed reason, never as written.
   const output = (): string =>
@@ -102,35 +168,6 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
         config: run.config(),
       }),
     );
-  if (result.isCanceled) {
-    return {
-      ok: false,
-      failure: 'unavailable',
-      message: 'haproxy -c was stopped: its caller is gone.',
-    };
-  }
-  if (result.timedOut) {
-    return {
-      ok: false,
-      failure: 'unavailable',
-      message: `haproxy -c did not finish within ${limits.timeMs} ms and was stopped.`,
-    };
-  }
-  if (result.signal === 'SIGXCPU') {
-    return {
-      ok: false,
-      failure: 'unavailable',
-      message: `haproxy -c used more CPU time than its ${limits.timeMs} ms limit allows and was stopped.`,
-    };
-  }
-  if (result.signal === 'SIGKILL') {
-    return {
-      ok: false,
-      failure: 'unavailable',
-      message:
-        'haproxy -c was killed (SIGKILL), most likely because the check container ran out of memory; raise its memory limit or lower the concurrent checks.',
-    };
-  }
   if (result.isMaxBuffer) {
     return {
       ok: false,
@@ -147,35 +184,15 @@ export async function runHAProxyCheck(run: CheckRun): Promise<CheckOutcome> {
     };
   }
   if (result.exitCode === 0) return { ok: true };
-  // prlimit missing (no exit code), prlimit unable to start haproxy (126, 127), or the
-  // network isolation unable to start prlimit.
-  const notStarted =
-    ((result.exitCode === 126 || result.exitCode === 127) &&
-      result.all.startsWith('prlimit: failed to execute')) ||
-    isolationFailed(result.all);
-  if (result.exitCode === undefined || notStarted) {
-    return {
-      ok: false,
-      failure: 'unavailable',
-      message: `haproxy -c could not run (prlimit from util-linux and ${run.haproxyBinary} must be installed, and ${isolation} must work): ${result.exitCode === undefined ? result.shortMessage : (result.all.split('\n')[0] ?? '')}`,
-    };
-  }
-  // An allocation failed under RLIMIT_AS: the size of the configuration, not a line of it, is
-  // what HAProxy refuses, though its alert may name the line it was reading. It says so in
-  // several words ("out of memory", "failed to allocate …", "cannot allocate …"), or starts
-  // its alert with "(null)" where even the message could not be allocated (HAProxy 2.6). Only
-  // HAProxy's own alert lines count, never the configuration text they may quote.
-  const outOfMemory = result.all
-    .split('\n')
-    .some((line) =>
-      /^\[ALERT\] +\(\d+\) : (\(null\)|.*(: out of memory\.?|failed to allocate .*|cannot allocate .*)$)/i.test(
-        line,
-      ),
+  if (notStarted(result)) {
+    return unavailable(
+      `haproxy -c could not run (prlimit from util-linux and ${run.haproxyBinary} must be installed, and ${isolation} must work): ${result.exitCode === undefined ? result.shortMessage : (result.all.split('\n')[0] ?? '')}`,
     );
+  }
   return {
     ok: false,
     failure: 'rejected',
     message: output(),
-    ...(outOfMemory ? { exhausted: 'memory' as const } : {}),
+    ...(outOfMemory(result.all) ? { exhausted: 'memory' as const } : {}),
   };
 }
