@@ -27,7 +27,7 @@ const ioBuiltins = [
   'tls',
   'worker_threads',
 ];
-const pureIo = `${pure}: validation, pki, agent-api, net and the certificate policy do no I/O (network, files, processes, environment); an edge module passes the data in.`;
+const pureIo = `${pure}: validation, haproxy, pki, secrets, agent-api, net, the routing model and the certificate policy do no I/O (network, files, processes, environment); an edge module passes the data in.`;
 const pureImports = {
   paths: [
     ...ioBuiltins.flatMap((name) =>
@@ -50,16 +50,16 @@ const pureImports = {
   ],
   patterns: [
     {
-      regex: directory('(kube|render|webhook|agent|controller|sandbox|crds|cli)'),
-      message: `${pure}: the I/O edges (kube, render, webhook, agent, controller, sandbox, crds, cli) import pure modules, never the reverse.`,
+      regex: directory('(kube|render|webhook|agent|controller|sandbox|lifecycle|cli|status|delivery|watch|pipeline|admission)'),
+      message: `${pure}: the I/O edges (kube, render, webhook, agent, controller and its wings other than routing, sandbox, lifecycle, cli) import pure modules, never the reverse.`,
     },
     {
       regex: '^(\\.\\./)+(version|logger|stop-on-signal)\\.ts$',
       message: `${pure}: version.ts reads a file, logger.ts writes logs, stop-on-signal.ts handles signals; pure code takes what they give as arguments.`,
     },
     {
-      regex: '^(\\./|\\.\\./certs/)(check-command|renew-command|expiry-sources|reconciler)\\.ts$',
-      message: `${pure}: check-command, renew-command, expiry-sources and reconciler are the certificate provider's Kubernetes I/O; pure code uses the policy files of src/certs.`,
+      regex: '^(\\./|\\.\\./certs/)(check-command|renew-command|expiry-sources|replica-reports|reconciler)\\.ts$',
+      message: `${pure}: check-command, renew-command, expiry-sources, replica-reports and reconciler are the certificate provider's Kubernetes I/O; pure code uses the policy files of src/certs.`,
     },
   ],
 };
@@ -69,6 +69,7 @@ const certsEdges = [
   'src/certs/check-command.ts',
   'src/certs/renew-command.ts',
   'src/certs/expiry-sources.ts',
+  'src/certs/replica-reports.ts',
   'src/certs/reconciler.ts',
 ];
 
@@ -150,11 +151,14 @@ export default tseslint.config(
     files: [
       'src/pki/**/*.ts',
       'src/validation/**/*.ts',
+      'src/haproxy/**/*.ts',
+      'src/controller/routing/**/*.ts',
       'src/agent-api/**/*.ts',
       'src/net/**/*.ts',
       'src/certs/**/*.ts',
       'src/secrets/**/*.ts',
       'src/problem.ts',
+      'src/is-record.ts',
     ],
     // Tests of pure code may run real tools (openssl) and real TLS against it.
     ignores: ['**/*.test.ts', ...certsEdges],
