@@ -9,14 +9,18 @@
  */
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { PeerRole } from './ca-rotation-record.ts';
-import { decodeCertificateChain, sha256Fingerprint } from '../pki/index.ts';
+import { HapticError, errorCodes } from '../errors.ts';
+import { type Certificate, sha256Fingerprint } from '../pki/index.ts';
 import { decodeIdentitySecret } from '../secrets/identity-secret.ts';
+import { decodeSecretCertificates } from '../secrets/key-pair-secret.ts';
 import { identitySecretKeys, maxPreviousTrustAheadMs } from '../secrets/layout.ts';
+import type { Decoded } from '../secrets/material.ts';
 import {
   type ProviderMarkersSource,
   describeProvider,
   secretProvider,
 } from '../secrets/provider-markers.ts';
+import { namedValue } from '../secrets/secret-fields.ts';
 import { checkIdentity } from '../validation/identity-rules.ts';
 import type { RotationTarget } from './ca-rotation-plan.ts';
 
@@ -117,13 +121,20 @@ function overlapProblem({ overlapMs, overlap }: InputSubject): string | undefine
 
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 
+/** How problems name a file's certificates: as the PEM decoder names data given without a name. */
+const certificateData = namedValue('The certificate data');
+
+/** The PEM certificates of a file, decoded as the Secret's value they become. */
+function fileCertificates(file: RotationFile): Decoded<readonly [Certificate, ...Certificate[]]> {
+  return decodeSecretCertificates({ [file.flag]: file.bytes }, file.flag, certificateData);
+}
+
 function caProblem(file: RotationFile): string | undefined {
-  let count: number;
-  try {
-    count = decodeCertificateChain(file.bytes).length;
-  } catch (error) {
-    return `${file.flag} ${file.path}: not a PEM certificate (${error instanceof Error ? error.message : String(error)}); give the ca.crt the guide's openssl step wrote.`;
+  const decoded = fileCertificates(file);
+  if (decoded.state === 'unparsable') {
+    return `${file.flag} ${file.path}: not a PEM certificate (${decoded.problem.message}); give the ca.crt the guide's openssl step wrote.`;
   }
+  const count = decoded.material.length;
   return count === 1
     ? undefined
     : `${file.flag} ${file.path}: holds ${String(count)} certificates; give exactly the new CA certificate (the guide's ca.crt).`;
@@ -188,8 +199,13 @@ export function checkRotationInputs(subject: InputSubject): InputCheck {
   ];
   const problems = [...early, ...roles.flatMap((files) => identityProblem(subject, files) ?? [])];
   if (problems.length > 0) return { ok: false, problems };
-  const leafPrint = (file: RotationFile): string =>
-    sha256Fingerprint(decodeCertificateChain(file.bytes)[0]);
+  const leafPrint = (file: RotationFile): string => {
+    const decoded = fileCertificates(file);
+    if (decoded.state === 'unparsable') {
+      throw new HapticError(errorCodes.PKI_CERTIFICATE_INVALID, decoded.problem.message);
+    }
+    return sha256Fingerprint(decoded.material[0]);
+  };
   return {
     ok: true,
     target: {

@@ -5,8 +5,9 @@
  * one write per Secret changes the data and records the stage together; a run killed anywhere
  * leaves Secrets from which this decides the same rotation's next step.
  */
-import { decodeCertificateChain, sha256Fingerprint } from '../pki/index.ts';
-import { identitySecretKeys } from '../secrets/layout.ts';
+import { sha256Fingerprint } from '../pki/index.ts';
+import { decodeOptionalCertificates } from '../secrets/key-pair-secret.ts';
+import { type SecretData, identitySecretKeys } from '../secrets/layout.ts';
 import { encodeBase64 } from '../secrets/secret-fields.ts';
 import { formatUtcTimestamp } from '../secrets/utc-timestamp.ts';
 import { type SecretObject, secretLabel } from '../validation/secret-data.ts';
@@ -71,13 +72,10 @@ export type RotationStep =
 
 const keys = identitySecretKeys;
 
-function prints(base64: string | undefined): string[] {
-  if (base64 === undefined || base64 === '') return [];
-  try {
-    return decodeCertificateChain(Buffer.from(base64, 'base64')).map(sha256Fingerprint);
-  } catch {
-    return [];
-  }
+/** Fingerprints of the certificates under `key` of a Secret's data; none when unreadable. */
+function prints(data: SecretData, key: string): string[] {
+  const decoded = decodeOptionalCertificates(data, key, 'the Secret');
+  return decoded.state === 'present' ? decoded.material.map(sha256Fingerprint) : [];
 }
 
 /** The guide's recovery advice when the overlap ran out before the identities were replaced. */
@@ -99,7 +97,7 @@ function dataContradicts(
 ): string | undefined {
   if (completed === 0) return undefined;
   const { data } = secret;
-  const ca = prints(data[keys.trust]);
+  const ca = prints(data, keys.trust);
   if (ca.length !== 1 || ca[0] !== target.prints.ca) return 'ca.crt is not the new CA';
   const revoked = completed >= stageNumber('previous-ca-revoked');
   const hasPrevious = data[keys.previousTrust] !== undefined;
@@ -107,7 +105,7 @@ function dataContradicts(
   if (revoked && hasPrevious) return 'previous-ca.crt is back';
   if (
     completed >= stageNumber('identities-replaced') &&
-    prints(data[keys.certificate])[0] !== target.prints[role]
+    prints(data, keys.certificate)[0] !== target.prints[role]
   )
     return `tls.crt is not the new ${role} certificate`;
   return undefined;
@@ -157,7 +155,7 @@ export function patchedData(
 function startProblem(secret: RotationSecret, target: RotationTarget): string | undefined {
   if (secret.data[keys.previousTrust] !== undefined)
     return `Secret ${secretLabel(secret)} still has previous-ca.crt: another CA rotation is in progress. Complete any existing rotation before starting another one (remove previous-ca.crt and previous-ca-until once every replica has its new identity).`;
-  if (prints(secret.data[keys.trust]).includes(target.prints.ca))
+  if (prints(secret.data, keys.trust).includes(target.prints.ca))
     return `ca.crt of Secret ${secretLabel(secret)} already holds the CA of --ca, and no rotation to it is recorded: renewing only leaf certificates under an unchanged CA doesn't require a trust change; update tls.crt and tls.key of each Secret together instead.`;
   return undefined;
 }

@@ -5,9 +5,11 @@
  * the Secret's data and `now` in. Only public certificates are read. Shared by the renewal
  * Job's convergence gate and `haptic certificates status`.
  */
-import { decodeCertificateChain, sha256Fingerprint, type Certificate } from '../pki/index.ts';
+import { HapticError, errorCodes } from '../errors.ts';
+import { type Certificate, sha256Fingerprint } from '../pki/index.ts';
+import { decodeOptionalCertificates } from '../secrets/key-pair-secret.ts';
 import { identitySecretKeys, maxPreviousTrustAheadMs } from '../secrets/layout.ts';
-import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
+import { namedValue, readableTimestamp } from '../secrets/secret-fields.ts';
 import { certificateSerial } from '../tls/loaded-report.ts';
 
 /** What a role's mounted identity Secret holds now, as fingerprints and serials. */
@@ -25,9 +27,14 @@ export interface ExpectedTrust {
 /** Secret data as the API returns it: base64 text per key. */
 export type EncodedSecretData = Readonly<Record<string, string | undefined>>;
 
+/** How problems name a value: as the PEM decoder names data it is given without a name. */
+const certificateData = namedValue('The certificate data');
+
+/** The certificates of one base64 data value; throws `PKI_CERTIFICATE_INVALID` when unreadable. */
 function certificates(base64: string | undefined): readonly Certificate[] {
-  if (base64 === undefined || base64 === '') return [];
-  return decodeCertificateChain(Buffer.from(base64, 'base64'));
+  const decoded = decodeOptionalCertificates({ value: base64 }, 'value', certificateData);
+  if (decoded.state === 'present') return decoded.material;
+  throw new HapticError(errorCodes.PKI_CERTIFICATE_INVALID, decoded.problem.message);
 }
 
 /** SHA-256 fingerprints (lower-case hex) of the certificates in one base64 data value. */
@@ -37,9 +44,7 @@ export function encodedFingerprints(base64: string | undefined): string[] {
 
 /** What a Pod mounting Secret `secret` (its `data`) should report at `now`. */
 export function expectedTrustOf(secret: string, data: EncodedSecretData, now: Date): ExpectedTrust {
-  const until = parseUtcTimestamp(
-    Buffer.from(data[identitySecretKeys.previousTrustUntil] ?? '', 'base64').toString('utf8'),
-  );
+  const until = readableTimestamp(data, identitySecretKeys.previousTrustUntil);
   const ahead = until === undefined ? 0 : until.getTime() - now.getTime();
   const [leaf] = certificates(data[identitySecretKeys.certificate]);
   return {

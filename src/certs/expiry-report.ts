@@ -6,11 +6,12 @@
  */
 import type { Certificate } from '../pki/index.ts';
 import { decodeSecretCertificates } from '../secrets/key-pair-secret.ts';
+import { identitySecretKeys } from '../secrets/layout.ts';
 import { inSecret } from '../secrets/secret-fields.ts';
 import { formatDuration } from './duration-text.ts';
 
 /** The Secret keys the check reads: the identity certificate and its trust. */
-export const checkedKeys = ['tls.crt', 'ca.crt'] as const;
+export const checkedKeys = [identitySecretKeys.certificate, identitySecretKeys.trust] as const;
 
 export type ExpiryStatus = 'ok' | 'expiring' | 'expired' | 'unreadable';
 
@@ -66,7 +67,8 @@ export function secretExpiry(
     const decoded = decodeSecretCertificates(data, key, place);
     if (decoded.state === 'unparsable') return [unreadable(secret, key, decoded.problem.message)];
     const certificates = decoded.material;
-    if (key === 'tls.crt') return [judged(secret, key, certificates[0], window)];
+    if (key === identitySecretKeys.certificate)
+      return [judged(secret, key, certificates[0], window)];
     return certificates.map((certificate, index) =>
       judged(secret, index === 0 ? key : `${key}[${index + 1}]`, certificate, window),
     );

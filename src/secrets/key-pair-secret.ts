@@ -75,6 +75,20 @@ export function decodeSecretCertificates(
   return decodeWith(() => fields.certificates(key));
 }
 
+/**
+ * The PEM certificates under `key` of a Secret's data, none when the key is absent or empty:
+ * what reports and plans fingerprint.
+ */
+export function decodeOptionalCertificates(
+  data: SecretData,
+  key: string,
+  secret: string | DataPlace,
+): Decoded<readonly Certificate[]> {
+  const value = data[key];
+  if (value === undefined || value.length === 0) return { state: 'present', material: [] };
+  return decodeSecretCertificates(data, key, secret);
+}
+
 /** A base64-encoded PEM certificate bundle given as a value (a caBundle); `what` names it. */
 export function decodeCertificateBundle(
   base64: string,

@@ -39,6 +39,15 @@ export function readableBytes(data: SecretData, key: string): Uint8Array | undef
   return typeof value === 'string' ? decodeBase64(value) : value;
 }
 
+/** The RFC 3339 UTC timestamp of `key`, or undefined when it is absent, not base64 or no timestamp. */
+export function readableTimestamp(data: SecretData, key: string): Date | undefined {
+  const bytes = readableBytes(data, key);
+  if (bytes === undefined) return undefined;
+  return parseUtcTimestamp(
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
+  );
+}
+
 /**
  * How messages name the data and say what is missing: a Secret (`tls.crt of Secret haptic/x`,
  * `Secret haptic/x has no tls.crt.`) or a mounted directory (`tls.crt in /etc/haptic/agent-tls`).
