@@ -9,6 +9,14 @@
  * renderBundle per 1,000 Ingresses, the check. Median of `runs` after one warm-up; both ways
  * and every run must give the same digest.
  *
+ * Then the hard limits of the render process (a 1.5 s time limit, a 768 MB heap, Liquid's own
+ * memory count out of the way, as template-renderer.test.ts sets them): how soon it stops
+ * hostile templates, and how late a 20 ms timer of the controller's event loop fires at worst
+ * meanwhile (in-process, the loop would stand still for the whole render). Goals: stopped
+ * within the limit plus 1.5 s, the loop never 1 s late (a timer can be late by a few hundred
+ * ms on two shared cores while the child allocates), and a render given a 400 ms deadline
+ * stopped within 1.2 s.
+ *
  *   node bench/controller-render.ts [sizes=100,1000,5000] [runs=5]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +24,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalSandbox } from '../dev/lib/local-sandbox.ts';
 import { checkBundle } from '../src/controller/pipeline/bundle-check.ts';
-import { assembleBundle, renderBundle, requestModel } from '../src/controller/render/render-bundle.ts';
+import {
+  assembleBundle,
+  renderBundle,
+  requestModel,
+} from '../src/controller/render/render-bundle.ts';
 import { readTemplateConfig } from '../src/api/template-config.ts';
 import {
   createTemplateEngine,
@@ -24,7 +36,7 @@ import {
   renderTemplates,
   templateContext,
 } from '../src/controller/render/template-engine.ts';
-import { TemplateRenderer } from '../src/controller/render/template-renderer.ts';
+import { type RenderJob, TemplateRenderer } from '../src/controller/render/template-renderer.ts';
 import { defaultTemplateConfig, snapshotOf } from './controller-fixture.ts';
 
 const sizes = (process.argv[2] ?? '100,1000,5000').split(',').map(Number);
@@ -46,6 +58,88 @@ const timed = async <T>(work: () => T | Promise<T>): Promise<[T, number]> => {
   const value = await work();
   return [value, performance.now() - started];
 };
+
+/** The render process's limits in the hostile cases: time and heap, not Liquid's count. */
+const hardLimits = {
+  parseLimit: 1024 * 1024,
+  renderLimitMs: 1_500,
+  memoryLimit: 1024 * 1024 * 1024,
+  heapMb: 768,
+};
+
+const hostile: readonly (readonly [string, string])[] = [
+  ['a 20,000,000 range', '{% for i in (1..20000000) %}{% endfor %}'],
+  ['a filter allocating beyond the heap', '{{ (1..60000000) | join: "," | size }}'],
+  [
+    'a filter computing past the time limit',
+    '{{ (1..5000000) | join: "," | split: "," | sort | join: "," | size }}',
+  ],
+  [
+    'loops writing output Liquid does not count',
+    '{% for i in (1..3000) %}{% for j in (1..3000) %}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{% endfor %}{% endfor %}',
+  ],
+];
+
+/** Renders `job` with `hard` while timing how late a 20 ms timer of this event loop fires. */
+async function renderWatchingLoop(hard: TemplateRenderer, job: RenderJob) {
+  let worst = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - 20);
+    last = now;
+  }, 20);
+  try {
+    const [outcome, ms] = await timed(() => hard.render(job));
+    if (outcome.ok) throw new Error(`${job.config.name}: a hostile template rendered`);
+    return { ms, worstLateMs: worst };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** How soon the render process stops each hostile template, and a render at a deadline. */
+async function hardLimitsTable(): Promise<void> {
+  const hard = new TemplateRenderer(hardLimits);
+  const templateConfig = (template: string) => {
+    const read = readTemplateConfig({
+      kind: 'HAProxyTemplateConfig',
+      metadata: { namespace: 'bench', name: 'hostile' },
+      spec: { haproxyConfig: { template } },
+    });
+    if ('message' in read) throw new Error(read.message);
+    return read;
+  };
+  try {
+    process.stdout.write(
+      `\nhostile template (limit ${hardLimits.renderLimitMs} ms)           stopped after ms  worst event-loop lateness ms\n`,
+    );
+    for (const [what, template] of hostile) {
+      const job = { key: undefined, config: templateConfig(template), context: {} };
+      const { ms, worstLateMs } = await renderWatchingLoop(hard, job);
+      process.stdout.write(
+        `${what.padEnd(48)}  ${ms.toFixed(0).padStart(16)}  ${worstLateMs.toFixed(0).padStart(28)}\n`,
+      );
+    }
+    const sorting = templateConfig(
+      '{{ (1..1500000) | join: "," | split: "," | sort_natural | join: "," | size }}',
+    );
+    const [late, lateMs] = await timed(() =>
+      hard.render({
+        key: undefined,
+        config: sorting,
+        context: {},
+        deadline: performance.now() + 400,
+      }),
+    );
+    if (late.ok) throw new Error('the render at a 400 ms deadline finished');
+    process.stdout.write(
+      `${'a render given a 400 ms deadline'.padEnd(48)}  ${lateMs.toFixed(0).padStart(16)}\n`,
+    );
+  } finally {
+    await hard.close();
+  }
+}
 
 try {
   process.stdout.write(
@@ -112,6 +206,7 @@ try {
       `${columns.map(([value, width, digits]) => value.toFixed(digits).padStart(width)).join('  ')}  ${String(digests.size === 1).padStart(13)}\n`,
     );
   }
+  await hardLimitsTable();
 } finally {
   await renderer.close();
   await sandbox.stop();

@@ -99,7 +99,6 @@ describe('withdrawing the calls to one agent', () => {
   it('ends the wait before the next attempt at once, without another attempt', async () => {
     const client = scripted({ a: [failure(true, 'ECONNREFUSED')] });
     const withdrawal = new AbortController();
-    const started = performance.now();
     const pending = callAgents(
       (target) => client.apply(target, request),
       [endpoint('a'), endpoint('b')],
@@ -108,8 +107,8 @@ describe('withdrawing the calls to one agent', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 20));
     withdrawal.abort();
+    // Within the test's time limit, far below the backoff; how soon: bench/controller-fanout.ts.
     const [a, b] = await pending;
-    expect(performance.now() - started).toBeLessThan(10_000);
     expect(a).toMatchObject({
       ok: false,
       attempts: 1,

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lastingItem } from './context-transfer.ts';
 import { readTemplateConfig } from '../../api/template-config.ts';
 import { createTemplateEngine, parseTemplates, renderTemplates } from './template-engine.ts';
-import { type RenderJob, TemplateRenderer } from './template-renderer.ts';
+import { TemplateRenderer } from './template-renderer.ts';
 import { spareNiceness, startRenderProcess } from './spare-render-process.ts';
 
 // Liquid's own memory count is set out of the way: the hard limits are what stops these. The
@@ -32,24 +32,6 @@ function config(template: string, maps: Record<string, string> = {}) {
   });
   if ('message' in read) throw new Error(read.message);
   return read;
-}
-
-/** Renders `job` while timing how late a 20 ms timer of this event loop fires at worst. */
-async function renderWatchingLoop(job: RenderJob) {
-  let worst = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last - 20);
-    last = now;
-  }, 20);
-  const started = performance.now();
-  try {
-    const outcome = await renderer.render(job);
-    return { outcome, ms: performance.now() - started, worstLateMs: worst };
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 const context = {
@@ -101,29 +83,19 @@ describe('the render process', () => {
       '{% for i in (1..3000) %}{% for j in (1..3000) %}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{% endfor %}{% endfor %}',
       /needed more than the 768 MB|did not finish within 1500 ms|limit exceeded/,
     ],
-  ])(
-    'stops %s within the limit, keeps the event loop free, and renders again afterwards',
-    async (_what, hostile, message) => {
-      const { outcome, ms, worstLateMs } = await renderWatchingLoop({
-        key: undefined,
-        config: config(hostile),
-        context: {},
-      });
-      expect(outcome).toMatchObject({
-        ok: false,
-        stage: 'template',
-        field: 'spec.haproxyConfig.template',
-      });
-      expect(outcome.ok ? '' : outcome.message).toMatch(message);
-      expect(outcome.ok ? '' : outcome.message).toContain('HAProxyTemplateConfig haptic/haptic');
-      expect(ms).toBeLessThan(limits.renderLimitMs + 1_500);
-      // In-process, the loop would stand still for the whole render (≥ the 1.5 s limit); on two
-      // shared cores a timer can still be late by a few hundred ms while the child allocates.
-      expect(worstLateMs).toBeLessThan(1_000);
-      const next = await renderer.render({ key: 'uid/1', config: config(template), context });
-      expect(next.ok).toBe(true);
-    },
-  );
+  ])('stops %s within the limit, and renders again afterwards', async (_what, hostile, message) => {
+    // How soon it stops, and how late the event loop runs meanwhile: bench/controller-render.ts.
+    const outcome = await renderer.render({ key: undefined, config: config(hostile), context: {} });
+    expect(outcome).toMatchObject({
+      ok: false,
+      stage: 'template',
+      field: 'spec.haproxyConfig.template',
+    });
+    expect(outcome.ok ? '' : outcome.message).toMatch(message);
+    expect(outcome.ok ? '' : outcome.message).toContain('HAProxyTemplateConfig haptic/haptic');
+    const next = await renderer.render({ key: 'uid/1', config: config(template), context });
+    expect(next.ok).toBe(true);
+  });
 
   it('stops a process out of heap, where a worker thread would abort the whole controller', async () => {
     // Time is out of the way here: only the heap limit can stop it.
@@ -160,14 +132,12 @@ describe('the render process', () => {
     const hostile = config(
       '{{ (1..1500000) | join: "," | split: "," | sort_natural | join: "," | size }}',
     );
-    const started = performance.now();
     const late = await renderer.render({
       key: undefined,
       config: hostile,
       context: {},
       deadline: performance.now() + 400,
     });
-    expect(performance.now() - started).toBeLessThan(1_200);
     expect(late.ok ? '' : late.message).toMatch(/ms left before the request's deadline/);
     const none = await renderer.render({
       key: undefined,
