@@ -130,36 +130,39 @@ function addRenew(certificates: Command): void {
         .argParser(wholeNumber)
         .hideHelp(),
     )
-    .action(async (flags: RenewFlags, command: Command) => {
-      const names = new Set([flags.issuerSecret, flags.serverSecret, flags.clientSecret]);
-      if (names.size !== 3)
-        usage(
-          command,
-          '--issuer-secret, --server-secret and --client-secret must name three different Secrets',
-        );
-      if (flags.serverName.toLowerCase() === flags.clientName.toLowerCase()) {
-        usage(
-          command,
-          '--server-name and --client-name must differ, so neither identity can act as the other',
-        );
-      }
-      // Implementations load on use, so every command starts quickly.
-      const { runRenewCommand } = await import('../certs/renew-command.ts');
-      process.exitCode = await runRenewCommand({
-        secrets: {
-          namespace: flags.namespace,
-          issuer: flags.issuerSecret,
-          server: flags.serverSecret,
-          client: flags.clientSecret,
-        },
-        names: { server: flags.serverName, client: flags.clientName },
-        validityDays: flags.validityDays,
-        convergenceTimeoutMs: flags.convergenceTimeout,
-        kubeconfig: flags.kubeconfig,
-        now: flags.now,
-        exitAfterWrites: flags.exitAfterWrites,
-      });
-    });
+    .action(renew);
+}
+
+/** `certificates renew` with its flags checked together. */
+async function renew(flags: RenewFlags, command: Command): Promise<void> {
+  const names = new Set([flags.issuerSecret, flags.serverSecret, flags.clientSecret]);
+  if (names.size !== 3)
+    usage(
+      command,
+      '--issuer-secret, --server-secret and --client-secret must name three different Secrets',
+    );
+  if (flags.serverName.toLowerCase() === flags.clientName.toLowerCase()) {
+    usage(
+      command,
+      '--server-name and --client-name must differ, so neither identity can act as the other',
+    );
+  }
+  // Implementations load on use, so every command starts quickly.
+  const { runRenewCommand } = await import('../certs/renew-command.ts');
+  process.exitCode = await runRenewCommand({
+    secrets: {
+      namespace: flags.namespace,
+      issuer: flags.issuerSecret,
+      server: flags.serverSecret,
+      client: flags.clientSecret,
+    },
+    names: { server: flags.serverName, client: flags.clientName },
+    validityDays: flags.validityDays,
+    convergenceTimeoutMs: flags.convergenceTimeout,
+    kubeconfig: flags.kubeconfig,
+    now: flags.now,
+    exitAfterWrites: flags.exitAfterWrites,
+  });
 }
 
 function addCheck(certificates: Command): void {

@@ -55,7 +55,12 @@ export function registerSandboxCommand(program: Command): void {
     .description(
       'the check sandbox: runs haproxy -c on hostile configuration where there is nothing to steal',
     );
+  addServe(sandbox);
+  addHealth(sandbox);
+}
 
+/** Adds `sandbox serve` under `sandbox`. */
+function addServe(sandbox: Command): void {
   sandbox
     .command('serve')
     .description(
@@ -105,27 +110,32 @@ export function registerSandboxCommand(program: Command): void {
         .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal'])
         .default('info'),
     )
-    .action(async (flags: ServeFlags) => {
-      const { runSandboxProcess } = await import('../sandbox/sandbox-process.ts');
-      process.exitCode = await runSandboxProcess(
-        {
-          socket: flags.socket,
-          workDir: flags.workDir,
-          haproxyBinary: flags.haproxyBinary,
-          limits: {
-            ...defaultSandboxLimits,
-            timeMs: flags.timeLimit,
-            memoryBytes: flags.memoryLimit,
-            concurrent: flags.maxConcurrent,
-            waiting: flags.maxWaiting,
-          },
-          networkIsolation: flags.networkIsolation,
-          ...(flags.user === undefined ? {} : { user: flags.user }),
-        },
-        flags.logLevel,
-      );
-    });
+    .action(serve);
+}
 
+async function serve(flags: ServeFlags): Promise<void> {
+  const { runSandboxProcess } = await import('../sandbox/sandbox-process.ts');
+  process.exitCode = await runSandboxProcess(
+    {
+      socket: flags.socket,
+      workDir: flags.workDir,
+      haproxyBinary: flags.haproxyBinary,
+      limits: {
+        ...defaultSandboxLimits,
+        timeMs: flags.timeLimit,
+        memoryBytes: flags.memoryLimit,
+        concurrent: flags.maxConcurrent,
+        waiting: flags.maxWaiting,
+      },
+      networkIsolation: flags.networkIsolation,
+      ...(flags.user === undefined ? {} : { user: flags.user }),
+    },
+    flags.logLevel,
+  );
+}
+
+/** Adds `sandbox health` under `sandbox`. */
+function addHealth(sandbox: Command): void {
   sandbox
     .command('health')
     .description(
