@@ -13,9 +13,7 @@ import {
   secretExpiry,
   unreadable,
 } from './expiry-report.ts';
-
-/** The volume that carries an identity into the controller and the agent. */
-export const agentTlsVolume = 'agent-tls';
+import { agentTlsVolume } from '../secrets/layout.ts';
 
 /** The Deployments of release `haptic` that mount an identity. */
 export const defaultDeployments = ['haptic-controller', 'haptic-haproxy'] as const;

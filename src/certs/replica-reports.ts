@@ -20,7 +20,7 @@ import {
   templateConfigPlural,
   templateConfigVersion,
 } from '../api/template-config.ts';
-import { agentTlsVolume } from './expiry-sources.ts';
+import { agentTlsVolume } from '../secrets/layout.ts';
 import { apiStatus } from '../kube/api-errors.ts';
 
 /** The recorded reports of the current replicas, as read from the cluster. */

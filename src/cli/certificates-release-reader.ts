@@ -11,7 +11,7 @@ import {
   type V1Deployment,
   type V1Secret,
 } from '@kubernetes/client-node';
-import { agentTlsVolume } from '../certs/expiry-sources.ts';
+import { agentTlsVolume } from '../secrets/layout.ts';
 import type { TlsPeerRole, TlsStateEntryParse } from '../api/tls-state-entry.ts';
 import {
   templateConfigGroup,

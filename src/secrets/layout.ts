@@ -38,3 +38,6 @@ export const maxPreviousTrustAheadMs = 24 * 3_600_000;
 
 /** The size limit of a Kubernetes Secret: no value (or mounted file) of one can be larger. */
 export const maxSecretBytes = 1024 * 1024;
+
+/** The volume that carries an identity into the controller and the agent. */
+export const agentTlsVolume = 'agent-tls';
