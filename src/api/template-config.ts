@@ -48,7 +48,6 @@ const sections = [
   { key: 'certificateLists', dir: 'ssl' },
 ] as const;
 
-
 function templateOf(value: unknown, field: string, label: string): string | TemplateConfigProblem {
   const template = isRecord(value) ? value.template : undefined;
   if (typeof template !== 'string') {

@@ -140,7 +140,6 @@ export function receivedFiles(
   return out;
 }
 
-
 function isTemplateFile(value: unknown): value is TemplateFile {
   return (
     isRecord(value) &&
