@@ -17,6 +17,7 @@
  *   CA any more); the issuer Secret then forgets the rotation first, so an interrupted
  *   clean-up resumes as an ordinary one.
  */
+import type { Problem } from '../problem.ts';
 import { type RenewalReason, type Violation, renewalReasons } from './reasons.ts';
 import { identityChecks, identityCleanupChecks } from './identity-checks.ts';
 import {
@@ -61,12 +62,12 @@ export interface DecisionViolation extends Violation {
   readonly role?: IdentityRole;
 }
 
-export interface RenewalDecision {
+/**
+ * The action, and as its problem the reason and sentence of the first violation, or `UpToDate`
+ * and the next renewal time when nothing is due.
+ */
+export interface RenewalDecision extends Problem<RenewalReason> {
   readonly action: RenewalAction;
-  /** Reason of the first violation, or `UpToDate`. */
-  readonly reason: RenewalReason;
-  /** Sentence of the first violation, or the next renewal time when nothing is due. */
-  readonly message: string;
   /** Identity Secrets the action writes: both for bootstrap and rotate-ca, the failing ones otherwise. */
   readonly identities: readonly IdentityRole[];
   /** Every violation behind the action, in check order; empty for `none`. */

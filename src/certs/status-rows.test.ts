@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { TlsReport } from '../agent-api/tls-report.ts';
 import type { TlsStateEntryParse } from '../api/tls-state-entry.ts';
 import { type StatusInput, statusRows } from './status-rows.ts';
-import { formatStatusJson, formatStatusTable } from '../cli/certificates-status-format.ts';
 
 const now = new Date('2030-03-01T12:00:00Z');
 const day = 86_400_000;
@@ -171,42 +170,5 @@ describe('certificates status rows', () => {
       ),
     );
     expect(rows.map((row) => row.matchesIssuer)).toEqual([null, null]);
-  });
-});
-
-describe('certificates status output', () => {
-  const rows = statusRows(
-    input([
-      [
-        'haproxy-a',
-        entry(
-          report({ previousCaFingerprints: [oldCa], previousCaUntil: '2030-03-01T13:00:00.000Z' }),
-        ),
-      ],
-    ]),
-  );
-
-  it('prints one aligned table row per Pod with short fingerprints and reasons', () => {
-    expect(formatStatusTable(rows, now).split('\n')).toEqual([
-      'POD        ROLE   CA            SECRET  ISSUER  PREVIOUS CA                LEAF EXPIRES              LAST EXCHANGE  STATUS',
-      'haproxy-a  agent  111111111111  yes     yes     222222222222 (0d 1h left)  2031-03-01T12:00:00.000Z  0m 10s ago     not converged: it still trusts a previous CA that Secret haptic-agent-server-tls no longer grants',
-      'haproxy-b  agent  -             no      no      -                          -                         -              not converged: no TLS state reported (the leader has not recorded it)',
-    ]);
-  });
-
-  it('prints JSON with the full rows', () => {
-    const parsed = JSON.parse(
-      formatStatusJson({
-        namespace: 'haptic',
-        release: 'haptic',
-        within: '30d',
-        converged: false,
-        pods: rows,
-      }),
-    ) as { pods: { pod: string; loadedCas: string[] }[] };
-    expect(parsed.pods.map((pod) => [pod.pod, pod.loadedCas])).toEqual([
-      ['haproxy-a', [newCa]],
-      ['haproxy-b', []],
-    ]);
   });
 });
