@@ -39,7 +39,6 @@ export interface KubeLiveReaderOptions {
   readonly userAgent: string;
 }
 
-
 function field(value: unknown, key: string): unknown {
   return isRecord(value) ? value[key] : undefined;
 }
