@@ -6,20 +6,18 @@
  * object's Events by uid.
  */
 import {
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
+  type CoreV1Api,
+  type CustomObjectsApi,
   type KubernetesObject,
-  NetworkingV1Api,
+  type NetworkingV1Api,
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
 import type { Problem } from '../problem.ts';
-import { makeApiClient } from '../kube/api-client.ts';
 import { apiStatus } from '../kube/api-errors.ts';
-import type { RequestCounter } from '../kube/request-counter.ts';
+import type { KubeClients } from '../kube/kube-clients.ts';
 import {
   templateConfigGroup,
   templateConfigKind,
@@ -60,9 +58,7 @@ export interface ReadyCondition extends Problem<ReadyReason> {
 }
 
 export interface StatusReporterOptions {
-  readonly kubeConfig: KubeConfig;
-  readonly counter: RequestCounter;
-  readonly userAgent: string;
+  readonly clients: Pick<KubeClients, 'core' | 'custom' | 'networking'>;
   /** Pod name, for the Events' reporting instance. */
   readonly instance: string;
   readonly logger: Logger;
@@ -85,10 +81,9 @@ export class StatusReporter {
 
   constructor(options: StatusReporterOptions) {
     this.#options = options;
-    const client = { counter: options.counter, userAgent: options.userAgent };
-    this.#core = makeApiClient(options.kubeConfig, CoreV1Api, client);
-    this.#custom = makeApiClient(options.kubeConfig, CustomObjectsApi, client);
-    this.#networking = makeApiClient(options.kubeConfig, NetworkingV1Api, client);
+    this.#core = options.clients.core;
+    this.#custom = options.clients.custom;
+    this.#networking = options.clients.networking;
   }
 
   /** Sets the Ready condition of a HAProxyTemplateConfig (only when it changed). */

@@ -4,16 +4,10 @@
  * leader writing the agents', and the Ready condition never overwrite each other. Changes are
  * gathered while a write runs; a failed write is retried with the next change or `flush()`.
  */
-import {
-  CustomObjectsApi,
-  type KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { type CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { makeApiClient } from '../kube/api-client.ts';
 import { apiStatus, describeApiError } from '../kube/api-errors.ts';
-import type { RequestCounter } from '../kube/request-counter.ts';
+import type { KubeClients } from '../kube/kube-clients.ts';
 import {
   templateConfigGroup,
   templateConfigPlural,
@@ -22,9 +16,7 @@ import {
 import { type TlsStateEntry, tlsStatusField } from './tls-state-entry.ts';
 
 export interface TlsStatePublisherOptions {
-  readonly kubeConfig: KubeConfig;
-  readonly counter: RequestCounter;
-  readonly userAgent: string;
+  readonly clients: Pick<KubeClients, 'custom'>;
   readonly namespace: string;
   /** The HAProxyTemplateConfig the release's controllers use. */
   readonly templateConfig: string;
@@ -40,10 +32,7 @@ export class TlsStatePublisher {
 
   constructor(options: TlsStatePublisherOptions) {
     this.#options = options;
-    this.#custom = makeApiClient(options.kubeConfig, CustomObjectsApi, {
-      counter: options.counter,
-      userAgent: options.userAgent,
-    });
+    this.#custom = options.clients.custom;
   }
 
   /** Queues `entry` for `pod` (null removes it) and writes soon. */

@@ -8,7 +8,8 @@ import { loadKubeConfig } from '../kube/kube-config.ts';
 import { createLogger } from '../logger.ts';
 import { stopOnSignal } from '../stop-on-signal.ts';
 import { readPackageVersion } from '../version.ts';
-import { type ControllerOptions, startController } from './controller.ts';
+import type { ControllerOptions } from './controller-options.ts';
+import { startController } from './controller.ts';
 
 export async function runController(
   options: Omit<ControllerOptions, 'kubeConfig' | 'userAgent'>,

@@ -10,22 +10,18 @@
  * leader by 17 s.
  */
 import {
-  CoordinationV1Api,
-  type KubeConfig,
+  type CoordinationV1Api,
   type V1Lease,
   type V1LeaseSpec,
   V1MicroTime,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
-import { makeApiClient } from '../kube/api-client.ts';
 import { apiStatus as status } from '../kube/api-errors.ts';
-import type { RequestCounter } from '../kube/request-counter.ts';
+import type { KubeClients } from '../kube/kube-clients.ts';
 
 export interface LeaderElectionOptions {
-  readonly kubeConfig: KubeConfig;
-  readonly counter: RequestCounter;
-  readonly userAgent: string;
+  readonly clients: Pick<KubeClients, 'coordination'>;
   readonly namespace: string;
   readonly leaseName: string;
   /** This replica's identity (POD_NAME). */
@@ -62,10 +58,7 @@ export class LeaderElection {
 
   constructor(options: LeaderElectionOptions) {
     this.#options = options;
-    this.#api = makeApiClient(options.kubeConfig, CoordinationV1Api, {
-      counter: options.counter,
-      userAgent: options.userAgent,
-    });
+    this.#api = options.clients.coordination;
   }
 
   /**

@@ -2,10 +2,9 @@
  * Where the agents are: the `haptic-haproxy` Pods of the namespace (label selector, Pod IP,
  * agent port), watched with an informer.
  */
-import { CoreV1Api, type KubeConfig, ListWatch, type V1Pod, Watch } from '@kubernetes/client-node';
+import { ListWatch, type V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { makeApiClient } from '../../kube/api-client.ts';
-import type { RequestCounter } from '../../kube/request-counter.ts';
+import type { KubeClients } from '../../kube/kube-clients.ts';
 import type { AgentEndpoint } from './agent-client.ts';
 
 export interface AgentDiscovery {
@@ -29,9 +28,7 @@ export function endpointsFromPods(pods: readonly V1Pod[], port: number): readonl
 }
 
 export interface PodDiscoveryOptions {
-  readonly kubeConfig: KubeConfig;
-  readonly counter: RequestCounter;
-  readonly userAgent: string;
+  readonly clients: Pick<KubeClients, 'core' | 'watch'>;
   readonly namespace: string;
   readonly labelSelector: string;
   readonly agentPort: number;
@@ -40,13 +37,10 @@ export interface PodDiscoveryOptions {
 }
 
 export function podDiscovery(options: PodDiscoveryOptions): AgentDiscovery {
-  const core = makeApiClient(options.kubeConfig, CoreV1Api, {
-    counter: options.counter,
-    userAgent: options.userAgent,
-  });
+  const { core } = options.clients;
   const informer = new ListWatch<V1Pod>(
     `/api/v1/namespaces/${options.namespace}/pods`,
-    new Watch(options.kubeConfig),
+    options.clients.watch,
     () =>
       core.listNamespacedPod({
         namespace: options.namespace,

@@ -4,11 +4,10 @@
  * leader lists the Ingresses once to learn what they carry; after that it writes only what
  * changed, so a steady state costs one read of the Service per reconcile and no write.
  */
-import { CoreV1Api, type KubeConfig, NetworkingV1Api } from '@kubernetes/client-node';
+import type { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { apiStatus, describeApiError } from '../../kube/api-errors.ts';
-import { makeApiClient } from '../../kube/api-client.ts';
-import type { RequestCounter } from '../../kube/request-counter.ts';
+import type { KubeClients } from '../../kube/kube-clients.ts';
 import { objectKey } from '../routing/cluster-snapshot.ts';
 import {
   type LoadBalancerAddress,
@@ -23,9 +22,7 @@ export type StatusAddressSource =
   | { readonly addresses: readonly LoadBalancerAddress[] };
 
 export interface IngressStatusPublisherOptions {
-  readonly kubeConfig: KubeConfig;
-  readonly counter: RequestCounter;
-  readonly userAgent: string;
+  readonly clients: Pick<KubeClients, 'core' | 'networking'>;
   readonly source: StatusAddressSource;
   /** Field manager of the writes: the replica's identity, so managedFields name the writer. */
   readonly fieldManager: string;
@@ -47,9 +44,8 @@ export class IngressStatusPublisher {
 
   constructor(options: IngressStatusPublisherOptions) {
     this.#options = options;
-    const client = { counter: options.counter, userAgent: options.userAgent };
-    this.#core = makeApiClient(options.kubeConfig, CoreV1Api, client);
-    this.#networking = makeApiClient(options.kubeConfig, NetworkingV1Api, client);
+    this.#core = options.clients.core;
+    this.#networking = options.clients.networking;
   }
 
   /** Publishes the address on the `served` Ingresses and clears ours from the rest. */

@@ -8,14 +8,9 @@
  * Lists go through counted API clients with haptic's User-Agent.
  */
 import {
-  CoreV1Api,
-  CustomObjectsApi,
-  DiscoveryV1Api,
-  type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
   ListWatch,
-  NetworkingV1Api,
   type V1EndpointSlice,
   type V1Ingress,
   type V1IngressClass,
@@ -23,11 +18,9 @@ import {
   type V1Pod,
   type V1Secret,
   type V1Service,
-  Watch,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { makeApiClient } from '../../kube/api-client.ts';
-import type { RequestCounter } from '../../kube/request-counter.ts';
+import type { KubeClients } from '../../kube/kube-clients.ts';
 import type { ClusterSnapshot } from '../routing/cluster-snapshot.ts';
 import { type EndpointRanges, KeptEndpointRules, endpointRulesOf } from '../routing/endpoint-rules.ts';
 import { FqdnResolver } from './fqdn-resolver.ts';
@@ -52,9 +45,7 @@ export type WatchedKind =
   | 'EndpointRules';
 
 export interface ClusterWatchOptions {
-  readonly kubeConfig: KubeConfig;
-  readonly counter: RequestCounter;
-  readonly userAgent: string;
+  readonly clients: Pick<KubeClients, 'core' | 'networking' | 'discovery' | 'custom' | 'watch'>;
   /** Namespace and name of the HAProxyTemplateConfig. */
   readonly namespace: string;
   readonly templateConfigName: string;
@@ -116,12 +107,7 @@ export class ClusterWatch {
               if (this.#synced) options.onChange('EndpointSlice');
             },
           });
-    const kc = options.kubeConfig;
-    const client = { counter: options.counter, userAgent: options.userAgent };
-    const core = makeApiClient(kc, CoreV1Api, client);
-    const networking = makeApiClient(kc, NetworkingV1Api, client);
-    const discovery = makeApiClient(kc, DiscoveryV1Api, client);
-    const custom = makeApiClient(kc, CustomObjectsApi, client);
+    const { core, networking, discovery, custom } = options.clients;
     const configSelectors = { fieldSelector: `metadata.name=${options.templateConfigName}` };
     this.#ingresses = this.#watch('Ingress', '/apis/networking.k8s.io/v1/ingresses', () =>
       networking.listIngressForAllNamespaces(),
@@ -232,7 +218,7 @@ export class ClusterWatch {
   ): ListWatch<T> {
     const informer = new ListWatch<T>(
       path,
-      new Watch(this.#options.kubeConfig),
+      this.#options.clients.watch,
       () => list(selectors),
       false,
       selectors.labelSelector,

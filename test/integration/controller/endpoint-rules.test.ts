@@ -30,9 +30,13 @@ import { defaultTemplateConfig } from '../../../bench/controller-fixture.ts';
 import { type LocalSandbox, startLocalSandbox } from '../../../dev/lib/local-sandbox.ts';
 import { configFileName } from '../../../src/agent-api/api-types.ts';
 import { ClusterWatch, type WatchedKind } from '../../../src/controller/watch/cluster-watch.ts';
-import { ConfigPipeline, type PipelineSuccess } from '../../../src/controller/pipeline/config-pipeline.ts';
+import {
+  ConfigPipeline,
+  type PipelineSuccess,
+} from '../../../src/controller/pipeline/config-pipeline.ts';
 import { ingressEvents } from '../../../src/controller/routing/ingress-events.ts';
 import { StatusReporter } from '../../../src/api/status-reporter.ts';
+import { makeKubeClients } from '../../../src/kube/kube-clients.ts';
 import { RequestCounter } from '../../../src/kube/request-counter.ts';
 import { adminKubeConfig, createTestNamespace } from '../../support/cluster.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -182,9 +186,10 @@ beforeAll(async () => {
   sandbox = await startLocalSandbox({ dir: join(tmp, 'sandbox') });
   pipeline = new ConfigPipeline({ ingressClass, check: { socket: sandbox.socket } });
   watch = new ClusterWatch({
-    kubeConfig,
-    counter: new RequestCounter(),
-    userAgent: 'haptic-test/endpoint-rules',
+    clients: makeKubeClients(kubeConfig, {
+      counter: new RequestCounter(),
+      userAgent: 'haptic-test/endpoint-rules',
+    }),
     namespace,
     templateConfigName: 'haptic',
     ingressClass,
@@ -257,9 +262,10 @@ describe('endpoints pointing at the data plane', () => {
     expect(event?.reason).toBe('EndpointRefused');
     const ingress = await networking.readNamespacedIngress({ namespace, name: 'shop' });
     const reporter = new StatusReporter({
-      kubeConfig,
-      counter: new RequestCounter(),
-      userAgent: 'haptic-test/endpoint-rules',
+      clients: makeKubeClients(kubeConfig, {
+        counter: new RequestCounter(),
+        userAgent: 'haptic-test/endpoint-rules',
+      }),
       instance: 'endpoint-rules-test',
       logger: pino({ level: 'silent' }),
     });

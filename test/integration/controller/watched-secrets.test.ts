@@ -12,6 +12,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterWatch } from '../../../src/controller/watch/cluster-watch.ts';
 import { certificateAuthorityLabel } from '../../../src/controller/watch/watched-secrets.ts';
+import { makeKubeClients } from '../../../src/kube/kube-clients.ts';
 import { RequestCounter } from '../../../src/kube/request-counter.ts';
 import { selfSignedCertificate } from '../../support/self-signed.ts';
 import { adminKubeConfig, createTestNamespace } from '../../support/cluster.ts';
@@ -47,9 +48,10 @@ beforeAll(async () => {
   await core.createNamespacedSecret({ namespace, body: tlsSecret('ca-before', ca) });
   await core.createNamespacedSecret({ namespace, body: tlsSecret('leaf-before') });
   watch = new ClusterWatch({
-    kubeConfig,
-    counter: new RequestCounter(),
-    userAgent: 'haptic-test/watched-secrets',
+    clients: makeKubeClients(kubeConfig, {
+      counter: new RequestCounter(),
+      userAgent: 'haptic-test/watched-secrets',
+    }),
     namespace,
     templateConfigName: 'haptic',
     ingressClass: 'haptic',
