@@ -22,7 +22,11 @@ import {
 import type { Logger } from 'pino';
 import type { KubeClients } from '../../kube/kube-clients.ts';
 import type { ClusterSnapshot } from '../routing/cluster-snapshot.ts';
-import { type EndpointRanges, KeptEndpointRules, endpointRulesOf } from '../routing/endpoint-rules.ts';
+import {
+  type EndpointRanges,
+  KeptEndpointRules,
+  endpointRulesOf,
+} from '../routing/endpoint-rules.ts';
 import { FqdnResolver } from './fqdn-resolver.ts';
 import { fqdnNamesInUse } from '../routing/model-backends.ts';
 import { type IngressView, ingressIsOurs } from '../../validation/ingress-view.ts';
