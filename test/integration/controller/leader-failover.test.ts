@@ -4,7 +4,7 @@ import { LocalSite, eventually } from './local-site.ts';
 
 let site: LocalSite;
 
-/** The Lease timing `haptic run` uses (README: 15 s lease, 2 s retry). */
+/** The Lease timing `haptic run` uses (docs/how-it-works.md: 15 s lease, 2 s retry). */
 const leaseMs = 15_000;
 const retryMs = 2_000;
 
