@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
+import type { LiveReader } from '../webhook/index.ts';
 import { type IdentityFlags, addIdentityOptions, identityOverrides } from './identity-options.ts';
 
 interface WebhookFlags extends IdentityFlags {
@@ -40,18 +41,13 @@ function repeatable(value: string, previous: readonly string[] | undefined): str
 }
 
 async function serve(flags: WebhookFlags): Promise<void> {
-  const { parseValues } = await import('../validation/parse-values.ts');
   const webhook = await import('../webhook/index.ts');
+  const { Lifecycle } = await import('../lifecycle/lifecycle.ts');
   const { createLogger } = await import('../logger.ts');
-  const { readPackageVersion } = await import('../version.ts');
+  const { stopOnSignal } = await import('../stop-on-signal.ts');
   const log = createLogger({ component: 'webhook' });
 
-  const layers: Record<string, unknown>[] = [];
-  for (const path of flags.values ?? []) {
-    const parsed = parseValues(await readFile(path, 'utf8'), `values file ${path}`);
-    if (!parsed.ok) throw new HapticError(errorCodes.USAGE_INVALID, parsed.finding.message);
-    layers.push({ ...parsed.values });
-  }
+  const layers = await valuesLayers(flags);
   const chart = webhook.loadEmbeddedChart();
   const identities = webhook.releaseIdentities(
     flags.release,
@@ -66,58 +62,76 @@ async function serve(flags: WebhookFlags): Promise<void> {
       '--provider is set, but the values select legacy Basic authentication (haproxy.agent.tls.enabled: false); pass the values of a release with agent TLS.',
     );
   }
-  const live =
-    flags.offline === true
-      ? undefined
-      : await (
-          await import('./live-reader.ts')
-        ).openLiveReader(flags.kubeconfig, {
-          userAgent: `haptic/${readPackageVersion()} (webhook)`,
-        });
-  const certificates = await webhook.watchServingCertificate({
-    dir: flags.certDir,
-    ...(flags.clientCaDir === undefined ? {} : { clientCaDir: flags.clientCaDir }),
-    logger: log,
-  });
-  const server = await webhook.startWebhook(
+  const live = await liveReader(flags);
+  const lifecycle = new Lifecycle();
+  const certificates = await lifecycle.open(
+    'serving certificate',
+    () =>
+      webhook.watchServingCertificate({
+        dir: flags.certDir,
+        ...(flags.clientCaDir === undefined ? {} : { clientCaDir: flags.clientCaDir }),
+        logger: log,
+      }),
     {
-      ...(identities === undefined ? {} : { identities }),
-      release: {
-        name: flags.release,
-        namespace: flags.namespace,
-        chart,
-        io: webhook.createReleaseIo({
-          release: flags.release,
-          namespace: flags.namespace,
-          ...(live === undefined ? {} : { live }),
-        }),
-      },
-      deadlineMs: flags.deadlineMs,
-      onReview: (event) => {
-        log.info(event, event.allowed ? 'admission allowed' : 'admission denied');
-      },
-      onHttpError: (status, message) => {
-        log.warn({ status }, message);
+      close: (opened) => {
+        opened.close();
       },
     },
-    {
-      host: flags.listen.host,
-      port: flags.listen.port,
-      certificates,
-    },
+  );
+  const server = await lifecycle.open(
+    'webhook',
+    () =>
+      webhook.startWebhook(
+        {
+          ...(identities === undefined ? {} : { identities }),
+          release: {
+            name: flags.release,
+            namespace: flags.namespace,
+            chart,
+            io: webhook.createReleaseIo({
+              release: flags.release,
+              namespace: flags.namespace,
+              ...(live === undefined ? {} : { live }),
+            }),
+          },
+          deadlineMs: flags.deadlineMs,
+          onReview: (event) => {
+            log.info(event, event.allowed ? 'admission allowed' : 'admission denied');
+          },
+          onHttpError: (status, message) => {
+            log.warn({ status }, message);
+          },
+        },
+        { host: flags.listen.host, port: flags.listen.port, certificates },
+      ),
+    { close: (opened) => opened.close() },
   );
   log.info(
     { host: server.host, port: server.port, identities, live: live !== undefined },
     'webhook serving',
   );
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      log.info('webhook stopping');
-      certificates.close();
-      void server.close().then(resolve);
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+  await stopOnSignal(log, 'webhook', () => lifecycle.stop());
+}
+
+/** The values files (`-f`), parsed, in the order given. */
+async function valuesLayers(flags: WebhookFlags): Promise<Record<string, unknown>[]> {
+  const { parseValues } = await import('../validation/parse-values.ts');
+  const layers: Record<string, unknown>[] = [];
+  for (const path of flags.values ?? []) {
+    const parsed = parseValues(await readFile(path, 'utf8'), `values file ${path}`);
+    if (!parsed.ok) throw new HapticError(errorCodes.USAGE_INVALID, parsed.finding.message);
+    layers.push({ ...parsed.values });
+  }
+  return layers;
+}
+
+/** The live reads of the values Secret's checks, unless `--offline`. */
+async function liveReader(flags: WebhookFlags): Promise<LiveReader | undefined> {
+  if (flags.offline === true) return undefined;
+  const { openLiveReader } = await import('./live-reader.ts');
+  const { readPackageVersion } = await import('../version.ts');
+  return openLiveReader(flags.kubeconfig, {
+    userAgent: `haptic/${readPackageVersion()} (webhook)`,
   });
 }
 
