@@ -109,7 +109,8 @@ export function upwardImports(
     for (const to of targets) {
       const toRoom = roomOf(to, rooms);
       if (toRoom === undefined || toRoom === fromRoom) continue;
-      if (rooms.indexOf(toRoom) > rooms.indexOf(fromRoom)) upward.push({ from, to, fromRoom, toRoom });
+      if (rooms.indexOf(toRoom) > rooms.indexOf(fromRoom))
+        upward.push({ from, to, fromRoom, toRoom });
     }
   }
   return { upward, homeless };
@@ -128,18 +129,26 @@ export function longFunctions(root: string, file: string, limit: number): LongFu
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: LongFunction[] = [];
   const lineOf = (pos: number): number => source.getLineAndCharacterOfPosition(pos).line + 1;
+  const nameOf = (node: ts.Node): string => {
+    const named = ts.getNameOfDeclaration(node as ts.Declaration);
+    if (named !== undefined) return named.getText(source);
+    return ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source) : '(anonymous)';
+  };
   const visit = (node: ts.Node): void => {
-    if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
-      const body = node.body as ts.Node;
+    const body =
+      ts.isFunctionDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isConstructorDeclaration(node) ||
+      ts.isGetAccessorDeclaration(node) ||
+      ts.isSetAccessorDeclaration(node) ||
+      ts.isFunctionExpression(node) ||
+      ts.isArrowFunction(node)
+        ? node.body
+        : undefined;
+    if (body !== undefined) {
       const lines = lineOf(body.getEnd()) - lineOf(body.getStart(source)) + 1;
       if (lines > limit) {
-        const name =
-          'name' in node && node.name !== undefined
-            ? (node.name as ts.Node).getText(source)
-            : ts.isVariableDeclaration(node.parent)
-              ? node.parent.name.getText(source)
-              : '(anonymous)';
-        found.push({ file, name, line: lineOf(node.getStart(source)), lines });
+        found.push({ file, name: nameOf(node), line: lineOf(node.getStart(source)), lines });
       }
     }
     ts.forEachChild(node, visit);
