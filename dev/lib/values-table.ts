@@ -28,6 +28,8 @@ interface SchemaNode {
   readonly minimum?: number;
   readonly maximum?: number;
   readonly items?: SchemaNode;
+  readonly anyOf?: readonly SchemaNode[];
+  readonly oneOf?: readonly SchemaNode[];
   readonly properties?: Readonly<Record<string, SchemaNode>>;
   readonly definitions?: Readonly<Record<string, SchemaNode>>;
   readonly $ref?: string;
@@ -57,9 +59,16 @@ function inlineCode(text: string): string {
   return `\`${text}\``;
 }
 
-/** The type column: the JSON type, an enum's values, an integer's range, an array's items. */
+/**
+ * The type column: the JSON type, an enum's values, an integer's range, an array's items, or
+ * the alternatives of an `anyOf`/`oneOf`.
+ */
 function typeOf(node: SchemaNode, root: SchemaNode): string {
   const full = resolved(node, root);
+  const alternatives = full.anyOf ?? full.oneOf;
+  if (alternatives !== undefined) {
+    return [...new Set(alternatives.map((alternative) => typeOf(alternative, root)))].join(' or ');
+  }
   if (full.enum !== undefined) {
     return `one of ${full.enum.map((value) => inlineCode(JSON.stringify(value))).join(', ')}`;
   }
