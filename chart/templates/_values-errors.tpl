@@ -68,6 +68,54 @@ complete list at once. values.schema.json handles types, ranges and unknown keys
 {{- $errors = append $errors "controller.webhook.clientAuth.caSecretName is set but no webhook is served: give the webhook a serving certificate (controller.webhook.certManager.enabled, or secretName with caBundle), or remove clientAuth.caSecretName." -}}
 {{- end -}}
 
+{{- /* A disruption budget names one bound, and one that lets a node drain evict a Pod. */ -}}
+{{- range $group := list "controller" "haproxy" -}}
+{{- $values := index $.Values $group -}}
+{{- $budget := $values.podDisruptionBudget -}}
+{{- $min := $budget.minAvailable -}}
+{{- $max := $budget.maxUnavailable -}}
+{{- if $budget.enabled -}}
+{{- if and (kindIs "invalid" $min) (kindIs "invalid" $max) -}}
+{{- $errors = append $errors (printf "%s.podDisruptionBudget sets neither minAvailable nor maxUnavailable: set one of them, or set enabled to false." $group) -}}
+{{- else if not (or (kindIs "invalid" $min) (kindIs "invalid" $max)) -}}
+{{- $errors = append $errors (printf "%s.podDisruptionBudget sets both minAvailable and maxUnavailable: a PodDisruptionBudget takes one; set the other to null." $group) -}}
+{{- else if gt (int $values.replicas) 1 -}}
+{{- /* Kubernetes rounds percentages up: minAvailable p% keeps ceil(p * replicas / 100). */ -}}
+{{- $replicas := int $values.replicas -}}
+{{- $bound := ternary (printf "maxUnavailable is %v" $max) (printf "minAvailable is %v" $min) (kindIs "invalid" $min) -}}
+{{- $blocks := eq (int (trimSuffix "%" (toString $max))) 0 -}}
+{{- if not (kindIs "invalid" $min) -}}
+{{- $percentBlocks := gt (mul (int (trimSuffix "%" (toString $min))) $replicas) (mul 100 (sub $replicas 1)) -}}
+{{- $blocks = ternary $percentBlocks (ge (int $min) $replicas) (kindIs "string" $min) -}}
+{{- end -}}
+{{- if $blocks -}}
+{{- $errors = append $errors (printf "%s.podDisruptionBudget.%s, which allows no eviction of the %d replicas: the budget would block every node drain; allow at least one Pod to be evicted, for example with minAvailable %d." $group $bound $replicas (sub $replicas 1)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* The HAProxy Service's knobs exist only for the types that have them. */ -}}
+{{- $service := .Values.haproxy.service -}}
+{{- if and (eq $service.type "ClusterIP") (or (not (kindIs "invalid" $service.nodePorts.http)) (not (kindIs "invalid" $service.nodePorts.https))) -}}
+{{- $errors = append $errors "haproxy.service.nodePorts is set but haproxy.service.type is ClusterIP, which has no node ports: set type to NodePort or LoadBalancer, or set the nodePorts to null." -}}
+{{- end -}}
+{{- if and (eq $service.type "ClusterIP") $service.externalTrafficPolicy -}}
+{{- $errors = append $errors "haproxy.service.externalTrafficPolicy is set but haproxy.service.type is ClusterIP, which takes no external traffic: set type to NodePort or LoadBalancer, or remove externalTrafficPolicy." -}}
+{{- end -}}
+{{- if ne $service.type "LoadBalancer" -}}
+{{- range $key := list "loadBalancerClass" "loadBalancerSourceRanges" -}}
+{{- if index $service $key -}}
+{{- $errors = append $errors (printf "haproxy.service.%s is set but haproxy.service.type is %s: it applies to type LoadBalancer only; set the type or remove %s." $key $service.type $key) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* The drain delay leaves time to finish requests within the grace period. */ -}}
+{{- if ge (int .Values.haproxy.drain.delaySeconds) (int .Values.haproxy.terminationGracePeriodSeconds) -}}
+{{- $errors = append $errors (printf "haproxy.drain.delaySeconds (%v) must be less than haproxy.terminationGracePeriodSeconds (%v): the kubelet stops HAProxy at the end of the grace period, leaving no time to finish requests in flight; raise terminationGracePeriodSeconds." .Values.haproxy.drain.delaySeconds .Values.haproxy.terminationGracePeriodSeconds) -}}
+{{- end -}}
+
 {{- /* Each Secret has exactly one owner. */ -}}
 {{- $owners := list -}}
 {{- if $tls.enabled -}}

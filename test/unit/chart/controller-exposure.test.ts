@@ -249,6 +249,9 @@ describe.each(helmBinaries)('the controller as the chart exposes it (%s)', (bina
         ['agent', 'agent', 5555],
         ['haproxy', 'http', 8080],
         ['haproxy', 'https', 8443],
+        // The probes' ports: open to the pod's node (the kubelet) only.
+        ['haproxy', 'liveness', 8081],
+        ['haproxy', 'ready', 8082],
       ]);
       expect(podLabels(objects, 'haptic-haproxy')).toMatchObject(haproxyLabels);
       expect(podLabels(objects, 'haptic-controller')).toMatchObject(controllerLabels);

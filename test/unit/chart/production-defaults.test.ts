@@ -1,0 +1,296 @@
+/**
+ * The chart's production defaults, as ingress-nginx, haproxytech and cert-manager charts have
+ * them: disruption budgets, topology spread and priority of both Deployments, placement of the
+ * Jobs, the HAProxy Service's knobs, HAProxy's probes and its graceful drain.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { bootstrapConfig } from '../../../src/agent/bootstrap-config.ts';
+import type { RenderedObject } from '../../../src/render/index.ts';
+import { chartDir, findObject, helmBinaries, renderMode } from './chart-fixtures.ts';
+
+interface Probe {
+  readonly httpGet?: { readonly path: string; readonly port: string };
+}
+
+interface Container {
+  readonly name: string;
+  readonly args?: readonly string[];
+  readonly ports?: readonly { readonly name: string; readonly containerPort: number }[];
+  readonly livenessProbe?: Probe;
+  readonly readinessProbe?: Probe;
+  readonly lifecycle?: { readonly preStop?: { readonly exec?: { readonly command: string[] } } };
+  readonly volumeMounts?: readonly { readonly name: string; readonly mountPath: string }[];
+}
+
+interface PodSpec {
+  readonly priorityClassName?: string;
+  readonly terminationGracePeriodSeconds?: number;
+  readonly topologySpreadConstraints?: readonly Record<string, unknown>[];
+  readonly nodeSelector?: Record<string, string>;
+  readonly tolerations?: readonly Record<string, unknown>[];
+  readonly affinity?: Record<string, unknown>;
+  readonly containers: readonly Container[];
+  readonly volumes: readonly { readonly name: string; readonly configMap?: { name: string } }[];
+}
+
+function podSpec(object: RenderedObject): PodSpec {
+  const spec = object.body.spec as {
+    template?: { spec: PodSpec };
+    jobTemplate?: { spec: { template: { spec: PodSpec } } };
+  };
+  const pod = spec.template?.spec ?? spec.jobTemplate?.spec.template.spec;
+  if (pod === undefined) throw new Error(`${object.kind}/${object.metadata.name} has no pod`);
+  return pod;
+}
+
+function container(spec: PodSpec, name: string): Container {
+  const found = spec.containers.find((c) => c.name === name);
+  if (found === undefined) throw new Error(`no container ${name}`);
+  return found;
+}
+
+const budgets = (objects: readonly RenderedObject[]) =>
+  objects
+    .filter((o) => o.kind === 'PodDisruptionBudget')
+    .map((o) => [o.metadata.name, o.body.spec]);
+
+const selector = (component: string) => ({
+  'app.kubernetes.io/name': 'haptic',
+  'app.kubernetes.io/instance': 'haptic',
+  'app.kubernetes.io/component': component,
+});
+
+const deployments = [
+  ['controller', 'haptic-controller', 'controller'],
+  ['haproxy', 'haptic-haproxy', 'loadbalancer'],
+] as const;
+
+describe.each(helmBinaries)('production defaults rendered by %s', (binary) => {
+  it('gives both Deployments a PodDisruptionBudget keeping one of their two replicas', async () => {
+    expect(budgets(await renderMode(binary, {}))).toEqual(
+      deployments.map(([, name, component]) => [
+        name,
+        { minAvailable: 1, selector: { matchLabels: selector(component) } },
+      ]),
+    );
+  });
+
+  it.each(deployments)(
+    'leaves out the %s budget with one replica or when disabled, and takes maxUnavailable',
+    async (group) => {
+      const one = await renderMode(binary, { [group]: { replicas: 1 } });
+      const disabled = await renderMode(binary, {
+        [group]: { podDisruptionBudget: { enabled: false } },
+      });
+      const percent = await renderMode(binary, {
+        [group]: {
+          replicas: 3,
+          podDisruptionBudget: { minAvailable: null, maxUnavailable: '34%' },
+        },
+      });
+      expect(budgets(one)).toHaveLength(1);
+      expect(budgets(disabled)).toHaveLength(1);
+      const name = `haptic-${group}`;
+      expect(budgets(percent).find(([n]) => n === name)?.[1]).toMatchObject({
+        maxUnavailable: '34%',
+      });
+    },
+  );
+
+  it.each(deployments)(
+    'spreads the %s Pods over zones and nodes, preferring but not requiring it',
+    async (_, name, component) => {
+      const spec = podSpec(findObject(await renderMode(binary, {}), 'Deployment', name));
+      expect(spec.topologySpreadConstraints).toEqual(
+        ['topology.kubernetes.io/zone', 'kubernetes.io/hostname'].map((topologyKey) => ({
+          maxSkew: 1,
+          topologyKey,
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: selector(component) },
+          matchLabelKeys: ['pod-template-hash'],
+        })),
+      );
+      expect(spec.priorityClassName).toBeUndefined();
+    },
+  );
+
+  it.each(deployments)(
+    'takes the %s priority class and spread settings, and drops the spread without keys',
+    async (group, name) => {
+      const tuned = podSpec(
+        findObject(
+          await renderMode(binary, {
+            [group]: {
+              priorityClassName: 'ingress-critical',
+              topologySpread: {
+                topologyKeys: ['kubernetes.io/hostname'],
+                maxSkew: 2,
+                whenUnsatisfiable: 'DoNotSchedule',
+              },
+            },
+          }),
+          'Deployment',
+          name,
+        ),
+      );
+      expect(tuned.priorityClassName).toBe('ingress-critical');
+      expect(tuned.topologySpreadConstraints).toMatchObject([
+        { maxSkew: 2, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule' },
+      ]);
+      const none = podSpec(
+        findObject(
+          await renderMode(binary, { [group]: { topologySpread: { topologyKeys: [] } } }),
+          'Deployment',
+          name,
+        ),
+      );
+      expect(none.topologySpreadConstraints).toBeUndefined();
+    },
+  );
+
+  it('places every hook Job and the renewal CronJob by jobs.*', async () => {
+    const placement = {
+      nodeSelector: { 'node-role.kubernetes.io/infra': '' },
+      tolerations: [{ key: 'infra', operator: 'Exists', effect: 'NoSchedule' }],
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [
+              {
+                matchExpressions: [
+                  { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    };
+    const objects = await renderMode(binary, { jobs: placement });
+    const jobs = objects.filter((o) => o.kind === 'Job' || o.kind === 'CronJob');
+    expect(jobs.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'CronJob/haptic-agent-renewal',
+      'Job/haptic-agent-bootstrap',
+      'Job/haptic-crds',
+      'Job/haptic-haptic-pre-rollout',
+    ]);
+    for (const job of jobs) expect(podSpec(job)).toMatchObject(placement);
+    const defaults = (await renderMode(binary, {})).filter(
+      (o) => o.kind === 'Job' || o.kind === 'CronJob',
+    );
+    for (const job of defaults) {
+      const spec = podSpec(job);
+      expect([spec.nodeSelector, spec.tolerations, spec.affinity]).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
+    }
+  });
+
+  it('renders the HAProxy Service knobs', async () => {
+    const service = findObject(
+      await renderMode(binary, {
+        haproxy: {
+          service: {
+            annotations: { 'service.beta.kubernetes.io/aws-load-balancer-type': 'external' },
+            externalTrafficPolicy: 'Local',
+            loadBalancerClass: 'service.k8s.aws/nlb',
+            loadBalancerSourceRanges: ['203.0.113.0/24'],
+            nodePorts: { http: 30080, https: 30443 },
+          },
+        },
+      }),
+      'Service',
+      'haptic-haproxy',
+    );
+    expect(service.metadata.annotations).toEqual({
+      'service.beta.kubernetes.io/aws-load-balancer-type': 'external',
+    });
+    expect(service.body.spec).toMatchObject({
+      type: 'LoadBalancer',
+      externalTrafficPolicy: 'Local',
+      loadBalancerClass: 'service.k8s.aws/nlb',
+      loadBalancerSourceRanges: ['203.0.113.0/24'],
+      ports: [
+        { name: 'http', port: 80, targetPort: 'http', nodePort: 30080 },
+        { name: 'https', port: 443, targetPort: 'https', nodePort: 30443 },
+      ],
+    });
+    const plain = findObject(await renderMode(binary, {}), 'Service', 'haptic-haproxy');
+    expect(Object.keys(plain.body.spec as object).sort()).toEqual(['ports', 'selector', 'type']);
+  });
+
+  it('probes HAProxy on its liveness and readiness endpoints', async () => {
+    const objects = await renderMode(binary, {});
+    const haproxy = container(
+      podSpec(findObject(objects, 'Deployment', 'haptic-haproxy')),
+      'haproxy',
+    );
+    expect(haproxy.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'liveness' });
+    expect(haproxy.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'ready' });
+    expect(haproxy.ports).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'liveness', containerPort: 8081 }),
+        expect.objectContaining({ name: 'ready', containerPort: 8082 }),
+      ]),
+    );
+    // The liveness frontend is the chart's, loaded after the delivered configuration.
+    expect(haproxy.args?.slice(-2)).toEqual(['-f', '/etc/haproxy/chart/liveness.cfg']);
+    const configMap = findObject(objects, 'ConfigMap', 'haptic-haproxy');
+    const liveness = (configMap.body.data as Record<string, string>)['liveness.cfg'];
+    expect(liveness).toBe(readFileSync(join(chartDir, 'files/haproxy/liveness.cfg'), 'utf8'));
+    expect(liveness).toMatch(/^ {2}bind :8081$/m);
+    expect(liveness).toMatch(/^ {2}monitor-uri \/healthz$/m);
+    // The readiness frontend is the default template's: only a delivered configuration has it.
+    const template = readFileSync(
+      join(chartDir, 'files/default-template/haproxy.cfg.liquid'),
+      'utf8',
+    );
+    expect(template).toMatch(
+      /^ {2}bind "\$\{HAPTIC_LISTEN_ADDRESS\}:8082"\n {2}monitor-uri \/readyz$/m,
+    );
+  });
+
+  it('drains HAProxy within the grace period: accept for delaySeconds, then soft-stop', async () => {
+    const spec = podSpec(
+      findObject(
+        await renderMode(binary, {
+          haproxy: { terminationGracePeriodSeconds: 120, drain: { delaySeconds: 15 } },
+        }),
+        'Deployment',
+        'haptic-haproxy',
+      ),
+    );
+    expect(spec.terminationGracePeriodSeconds).toBe(120);
+    expect(container(spec, 'haproxy').lifecycle?.preStop?.exec?.command).toEqual([
+      '/bin/sh',
+      '-c',
+      'sleep 15; kill -USR1 1; while kill -0 1; do sleep 1; done',
+    ]);
+    const defaults = podSpec(
+      findObject(await renderMode(binary, {}), 'Deployment', 'haptic-haproxy'),
+    );
+    expect(defaults.terminationGracePeriodSeconds).toBe(60);
+    expect(container(defaults, 'haproxy').lifecycle?.preStop?.exec?.command[2]).toMatch(
+      /^sleep 5; /,
+    );
+  });
+});
+
+describe('the liveness frontend', () => {
+  it("loads after the agent's bootstrap configuration (haproxy -c)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'haproxy-liveness-'));
+    writeFileSync(join(dir, 'haproxy.cfg'), bootstrapConfig);
+    const liveness = join(chartDir, 'files/haproxy/liveness.cfg');
+    const result = await execa('haproxy', ['-c', '-f', join(dir, 'haproxy.cfg'), '-f', liveness], {
+      reject: false,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).not.toMatch(/WARNING|ALERT/);
+  });
+});
