@@ -6,7 +6,7 @@
  * every certificate is read (certificate.ts).
  */
 import type * as Peculiar from '@peculiar/x509';
-import { HapticError, errorCodes } from '../errors.ts';
+import { HapticError, describeError, errorCodes } from '../errors.ts';
 import { Certificate } from './certificate.ts';
 import {
   type CryptoKey,
@@ -120,7 +120,15 @@ function requireIssuerKey(issuer: CertificateAuthority): void {
 
 /** @peculiar/x509's view of a certificate, for its name, public key and key identifier to sign with. */
 function signingView(certificate: Certificate): Peculiar.X509Certificate {
-  return new (peculiarX509().X509Certificate)(certificate.der);
+  try {
+    return new (peculiarX509().X509Certificate)(certificate.der);
+  } catch (error) {
+    throw new HapticError(
+      errorCodes.PKI_CERTIFICATE_INVALID,
+      `A certificate the strict DER reader accepted cannot be decoded by @peculiar/x509 into its ASN.1 fields (${describeError(error)}); reissue it.`,
+      { cause: error },
+    );
+  }
 }
 
 /** Key identifier of a certificate: its subjectKeyIdentifier, else one derived from its public key. */
