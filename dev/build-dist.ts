@@ -3,7 +3,7 @@
 //   node dev/build-dist.ts [--outdir DIR] [--no-sourcemap]
 //
 // Two entries keep their place under src/: dist/cli/main.js (the `haptic` binary) and
-// dist/controller/render-worker.js (the process template-renderer.ts forks). Every module
+// dist/controller/render/render-worker.js (the process render-process.ts forks). Every module
 // loaded later (each command, the validator, the controller, ...) is a chunk directly in dist/,
 // one level below the package root. The npm dependencies stay in node_modules. A command then
 // loads a few chunks instead of a module per source file: `haptic preflight` loaded about 115
