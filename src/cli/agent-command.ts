@@ -67,12 +67,9 @@ function transportOf(flags: AgentFlags, command: Command) {
   } as const;
 }
 
-export function registerAgentCommand(program: Command): void {
-  const agent = program
-    .command('agent')
-    .description(
-      'the agent beside HAProxy: mTLS management API, file apply, reload through the master socket',
-    )
+/** The management API: where it listens and how callers authenticate. */
+function addApiOptions(command: Command): Command {
+  return command
     .addOption(
       new Option('--listen <address>', 'management API address')
         .argParser(listenAddress)
@@ -92,7 +89,12 @@ export function registerAgentCommand(program: Command): void {
       '--base-dir <dir>',
       'directory HAProxy reads its configuration from',
       '/etc/haproxy/haptic',
-    )
+    );
+}
+
+/** HAProxy's files and sockets, the check sandbox, and timing. */
+function addHAProxyOptions(command: Command): Command {
+  return command
     .option(
       '--master-socket <path>',
       "HAProxy's master socket (haproxy -W -S)",
@@ -131,27 +133,40 @@ export function registerAgentCommand(program: Command): void {
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal'])
         .default('info'),
-    )
-    .action(async (flags: AgentFlags, command: Command) => {
-      // Implementations load on use, so every command starts quickly.
-      const { runAgentProcess } = await import('../agent/agent-process.ts');
-      process.exitCode = await runAgentProcess(
-        {
-          listen: flags.listen,
-          transport: transportOf(flags, command),
-          baseDir: flags.baseDir,
-          masterSocket: flags.masterSocket,
-          localSocket: flags.localSocket,
-          stateFile: flags.stateFile,
-          checkSocket: flags.checkSocket,
-          reloadTimeoutMs: flags.reloadTimeout,
-          limits: defaultApplyLimits,
-          shutdownGraceMs: flags.shutdownGrace,
-        },
-        flags.logLevel,
-      );
-    });
+    );
+}
 
+export function registerAgentCommand(program: Command): void {
+  const agent = program
+    .command('agent')
+    .description(
+      'the agent beside HAProxy: mTLS management API, file apply, reload through the master socket',
+    );
+  addHAProxyOptions(addApiOptions(agent));
+  agent.action(async (flags: AgentFlags, command: Command) => {
+    // Implementations load on use, so every command starts quickly.
+    const { runAgentProcess } = await import('../agent/agent-process.ts');
+    process.exitCode = await runAgentProcess(
+      {
+        listen: flags.listen,
+        transport: transportOf(flags, command),
+        baseDir: flags.baseDir,
+        masterSocket: flags.masterSocket,
+        localSocket: flags.localSocket,
+        stateFile: flags.stateFile,
+        checkSocket: flags.checkSocket,
+        reloadTimeoutMs: flags.reloadTimeout,
+        limits: defaultApplyLimits,
+        shutdownGraceMs: flags.shutdownGrace,
+      },
+      flags.logLevel,
+    );
+  });
+  addLocalCommands(agent);
+}
+
+/** `haptic agent health` and `haptic agent state`, which ask the local socket. */
+function addLocalCommands(agent: Command): void {
   // `--local-socket` after `health` or `state` is parsed by `agent` itself (commander reads a
   // parent's options anywhere), so the subcommands read it from there.
   agent
