@@ -8,7 +8,9 @@ PodDisruptionBudgets.
 priorityClassName, topologySpreadConstraints, nodeSelector, tolerations and affinity of a
 Deployment's pod spec, from its values group (controller or haproxy). One spread constraint per
 topologySpread.topologyKeys entry, selecting the Deployment's own Pods; matchLabelKeys keeps the
-count to Pods of one ReplicaSet, so a rollout's new Pods spread among themselves.
+count to Pods of one ReplicaSet, so a rollout's new Pods spread among themselves. Without an
+affinity of the user's, podAntiAffinityPreset keeps the Pods off each other's nodes: soft
+(preferred) or hard (required).
 Call with (list $ "component" .Values.<group>).
 */}}
 {{- define "haptic.deploymentScheduling" -}}
@@ -30,6 +32,18 @@ topologySpreadConstraints:
     matchLabelKeys:
       - pod-template-hash
   {{- end }}
+{{- end }}
+{{- if and (not $group.affinity) $group.podAntiAffinityPreset }}
+{{- $term := dict "topologyKey" "kubernetes.io/hostname" "labelSelector" (dict "matchLabels" (include "haptic.componentSelectorLabels" (list $root $component) | fromYaml)) }}
+affinity:
+  podAntiAffinity:
+    {{- if eq $group.podAntiAffinityPreset "hard" }}
+    requiredDuringSchedulingIgnoredDuringExecution:
+      {{- toYaml (list $term) | nindent 6 }}
+    {{- else }}
+    preferredDuringSchedulingIgnoredDuringExecution:
+      {{- toYaml (list (dict "weight" 100 "podAffinityTerm" $term)) | nindent 6 }}
+    {{- end }}
 {{- end }}
 {{- include "haptic.nodePlacement" $group }}
 {{- end -}}

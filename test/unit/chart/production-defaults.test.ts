@@ -152,6 +152,30 @@ describe.each(helmBinaries)('production defaults rendered by %s', (binary) => {
     },
   );
 
+  it.each(deployments)(
+    'keeps the %s Pods off each other’s nodes unless an affinity is given',
+    async (group, name, component) => {
+      const term = {
+        labelSelector: { matchLabels: selector(component) },
+        topologyKey: 'kubernetes.io/hostname',
+      };
+      const affinity = async (values: Record<string, unknown>) =>
+        podSpec(findObject(await renderMode(binary, { [group]: values }), 'Deployment', name))
+          .affinity;
+      expect(await affinity({})).toEqual({
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }],
+        },
+      });
+      expect(await affinity({ podAntiAffinityPreset: 'hard' })).toEqual({
+        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] },
+      });
+      expect(await affinity({ podAntiAffinityPreset: '' })).toBeUndefined();
+      const own = { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } };
+      expect(await affinity({ affinity: own })).toEqual(own);
+    },
+  );
+
   it('places every hook Job and the renewal CronJob by jobs.*', async () => {
     const placement = {
       nodeSelector: { 'node-role.kubernetes.io/infra': '' },
