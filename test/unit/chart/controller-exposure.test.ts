@@ -215,6 +215,7 @@ describe.each(helmBinaries)('the controller as the chart exposes it (%s)', (bina
     });
     expect(objects.filter((o) => o.kind === 'NetworkPolicy').map((o) => o.metadata.name)).toEqual([
       'haptic-haproxy',
+      'haptic-jobs',
     ]);
   });
 

@@ -216,6 +216,43 @@ describe.each(helmBinaries)('production defaults rendered by %s', (binary) => {
     }
   });
 
+  it('admits no inbound traffic to the pods of every Job, unless disabled', async () => {
+    const objects = await renderMode(binary, {});
+    const policy = findObject(objects, 'NetworkPolicy', 'haptic-jobs');
+    const spec = policy.body.spec as {
+      podSelector: {
+        matchLabels: Record<string, string>;
+        matchExpressions: { key: string; operator: string; values: string[] }[];
+      };
+      policyTypes: string[];
+      ingress?: unknown;
+    };
+    expect(spec.policyTypes).toEqual(['Ingress']);
+    expect(spec.ingress).toBeUndefined();
+    const [expression] = spec.podSelector.matchExpressions;
+    const selects = (labels: Record<string, string>) =>
+      Object.entries(spec.podSelector.matchLabels).every(([k, v]) => labels[k] === v) &&
+      expression !== undefined &&
+      expression.values.includes(labels[expression.key] ?? '');
+    const jobs = objects.filter((o) => o.kind === 'Job' || o.kind === 'CronJob');
+    for (const job of jobs) {
+      const body = job.body.spec as {
+        template?: { metadata: { labels: Record<string, string> } };
+        jobTemplate?: { spec: { template: { metadata: { labels: Record<string, string> } } } };
+      };
+      const labels = (body.template ?? body.jobTemplate?.spec.template)?.metadata.labels ?? {};
+      expect(selects(labels), `${job.kind}/${job.metadata.name}`).toBe(true);
+    }
+    for (const name of ['haptic-controller', 'haptic-haproxy']) {
+      const template = findObject(objects, 'Deployment', name).body.spec as {
+        template: { metadata: { labels: Record<string, string> } };
+      };
+      expect(selects(template.template.metadata.labels), name).toBe(false);
+    }
+    const disabled = await renderMode(binary, { jobs: { networkPolicy: { enabled: false } } });
+    expect(disabled.some((o) => o.metadata.name === 'haptic-jobs')).toBe(false);
+  });
+
   it('renders the HAProxy Service knobs', async () => {
     const service = findObject(
       await renderMode(binary, {
