@@ -19,7 +19,8 @@
  * haproxy.drain.delaySeconds=0 for the control without the delay. The failures are printed
  * against the times the ready addresses changed.
  *
- * The last line is JSON: sent, failed, failures by kind, replaced Pods, rollout seconds.
+ * The last line is JSON: sent, failed, failures by kind, replaced Pods, rollout seconds, and
+ * FailedPreStopHook events of the namespace.
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -244,6 +245,15 @@ try {
   await sleep(3000);
   run.stopped = true;
   await Promise.all([...load, poller]);
+  // A preStop hook cut short (the container ended under it) is reported as failed.
+  const failedHooks = (
+    await kubectl([
+      ...['get', 'events', '-n', namespace, '--field-selector', 'reason=FailedPreStopHook'],
+      ...['-o', 'name'],
+    ])
+  ).stdout
+    .split('\n')
+    .filter((line) => line !== '').length;
   const events = [...timeline, ...tally.log.map((line) => `${line} (failed)`)];
   events.sort((a, b) => Number.parseFloat(a) - Number.parseFloat(b));
   process.stdout.write(`${events.slice(0, 60).join('\n')}\n`);
@@ -258,6 +268,7 @@ try {
       replacedPods: before.length,
       rolloutSeconds,
       clients,
+      failedHooks,
     })}\n`,
   );
 } finally {

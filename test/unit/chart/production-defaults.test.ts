@@ -8,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { bootstrapConfig } from '../../../src/agent/bootstrap-config.ts';
+import { readProcessList } from '../../../src/agent/haproxy-reload.ts';
+import { MasterSocket } from '../../../src/agent/master-socket.ts';
 import type { RenderedObject } from '../../../src/render/index.ts';
 import { chartDir, findObject, helmBinaries, renderMode } from './chart-fixtures.ts';
 
@@ -22,7 +25,8 @@ interface Container {
   readonly ports?: readonly { readonly name: string; readonly containerPort: number }[];
   readonly livenessProbe?: Probe;
   readonly readinessProbe?: Probe;
-  readonly lifecycle?: { readonly preStop?: { readonly exec?: { readonly command: string[] } } };
+  readonly command?: readonly string[];
+  readonly lifecycle?: unknown;
   readonly volumeMounts?: readonly { readonly name: string; readonly mountPath: string }[];
 }
 
@@ -317,7 +321,7 @@ describe.each(helmBinaries)('production defaults rendered by %s', (binary) => {
     );
   });
 
-  it('drains HAProxy within the grace period: accept for delaySeconds, then soft-stop', async () => {
+  it('keeps HAProxy accepting for drain.delaySeconds, within the grace period', async () => {
     const spec = podSpec(
       findObject(
         await renderMode(binary, {
@@ -328,18 +332,65 @@ describe.each(helmBinaries)('production defaults rendered by %s', (binary) => {
       ),
     );
     expect(spec.terminationGracePeriodSeconds).toBe(120);
-    expect(container(spec, 'haproxy').lifecycle?.preStop?.exec?.command).toEqual([
-      '/bin/sh',
-      '-c',
-      'sleep 15; kill -USR1 1; while kill -0 1; do sleep 1; done',
-    ]);
+    expect(container(spec, 'haproxy').lifecycle).toEqual({ preStop: { sleep: { seconds: 15 } } });
     const defaults = podSpec(
       findObject(await renderMode(binary, {}), 'Deployment', 'haptic-haproxy'),
     );
     expect(defaults.terminationGracePeriodSeconds).toBe(60);
-    expect(container(defaults, 'haproxy').lifecycle?.preStop?.exec?.command[2]).toMatch(
-      /^sleep 5; /,
+    expect(container(defaults, 'haproxy').lifecycle).toEqual({
+      preStop: { sleep: { seconds: 5 } },
+    });
+    const none = podSpec(
+      findObject(
+        await renderMode(binary, { haproxy: { drain: { delaySeconds: 0 } } }),
+        'Deployment',
+        'haptic-haproxy',
+      ),
     );
+    expect(container(none, 'haproxy').lifecycle).toBeUndefined();
+  });
+});
+
+/** The haproxy container's command, as the chart renders it. */
+async function haproxyContainerCommand(): Promise<readonly string[]> {
+  const objects = await renderMode('helm', {});
+  return (
+    container(podSpec(findObject(objects, 'Deployment', 'haptic-haproxy')), 'haproxy').command ?? []
+  );
+}
+
+describe('the haproxy container', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'haproxy-container-'));
+  writeFileSync(join(dir, 'haproxy.cfg'), bootstrapConfig);
+  /** The container's process, run here with HAProxy's arguments and the bootstrap configuration. */
+  const run = async (socket: string) => {
+    const [program = '', ...command] = await haproxyContainerCommand();
+    const args = ['-W', '-db', '-S', join(dir, socket), '-f', join(dir, 'haproxy.cfg')];
+    return { process: execa(program, [...command, ...args], { reject: false, all: true }) };
+  };
+  const master = async (socket: string) => {
+    const path = join(dir, socket);
+    for (;;) {
+      const list = await readProcessList(new MasterSocket(path, 1000));
+      if (typeof list !== 'string' && list.workers.length > 0) return list.master.pid;
+      await sleep(50);
+    }
+  };
+
+  it("soft-stops HAProxy on the kubelet's SIGTERM and ends with it", async () => {
+    const { process: haproxy } = await run('term.sock');
+    await master('term.sock');
+    haproxy.kill('SIGTERM');
+    const result = await haproxy;
+    expect(result.exitCode, result.all).toBe(0);
+    // A soft stop: the worker finishes (exit 0), where HAProxy's own SIGTERM kills it (143).
+    expect(result.all).toMatch(/Current worker \(\d+\) exited with code 0 \(Exit\)/);
+  });
+
+  it('ends when HAProxy ends, with its status', async () => {
+    const { process: haproxy } = await run('crash.sock');
+    process.kill(await master('crash.sock'), 'SIGKILL');
+    expect((await haproxy).exitCode).toBe(137);
   });
 });
 
