@@ -127,18 +127,20 @@ describe('Lifecycle', () => {
     expect(log).toEqual(['start a', 'stop a']);
   });
 
-  it('opens what a component makes, hands it back, and closes it at stop', async () => {
+  it('opens what a component makes, hands it back, asks it for readiness and closes it at stop', async () => {
     const log: string[] = [];
     const lifecycle = new Lifecycle();
-    const server = await lifecycle.open(
-      'server',
-      () => ({ port: 8080 }),
-      (opened) => {
+    const server = await lifecycle.open('server', () => ({ port: 8080, listening: false }), {
+      close: (opened) => {
         log.push(`close ${opened.port}`);
       },
-    );
-    expect(server).toEqual({ port: 8080 });
-    await lifecycle.open('without stop', () => 'made');
+      notReady: (opened) => (opened.listening ? undefined : `not listening on ${opened.port}`),
+    });
+    expect(server).toEqual({ port: 8080, listening: false });
+    await lifecycle.open('without hooks', () => 'made');
+    expect(lifecycle.notReady()).toBe('not listening on 8080');
+    server.listening = true;
+    expect(lifecycle.readiness()).toEqual({ ready: true });
     await lifecycle.stop();
     expect(log).toEqual(['close 8080']);
   });
@@ -152,8 +154,10 @@ describe('Lifecycle', () => {
         () => {
           throw new Error('cannot listen');
         },
-        () => {
-          log.push('closed');
+        {
+          close: () => {
+            log.push('closed');
+          },
         },
       ),
     ).rejects.toMatchObject({ component: 'server', message: 'cannot listen' });

@@ -76,7 +76,18 @@ interface Running {
   readonly notReady: (() => string | undefined) | undefined;
 }
 
-type Started<T> = { readonly value: T; readonly stop: () => Promise<void> | void };
+/** What `Lifecycle.open` does with what it made. */
+export interface OpenHooks<T> {
+  close?(value: T): Promise<void> | void;
+  notReady?(value: T): string | undefined;
+}
+
+interface Started<T> {
+  readonly value: T;
+  readonly stop: () => Promise<void> | void;
+  /** The readiness check once started, when the start made it. */
+  readonly notReady?: (() => string | undefined) | undefined;
+}
 
 export class Lifecycle {
   /** Started components, in start order. */
@@ -98,17 +109,17 @@ export class Lifecycle {
   }
 
   /**
-   * Starts a component that `open` makes (a listening server, a loaded watcher) and `close`
-   * ends; resolves to what `open` made.
+   * Starts a component that `make` makes (a listening server, a loaded watcher), which
+   * `close` ends and `notReady` asks once it is made; resolves to what `make` made.
    */
-  open<T>(
-    name: string,
-    open: () => Promise<T> | T,
-    close: (value: T) => Promise<void> | void = () => undefined,
-  ): Promise<T> {
+  open<T>(name: string, make: () => Promise<T> | T, hooks: OpenHooks<T> = {}): Promise<T> {
     return this.#enqueue(name, undefined, async () => {
-      const value = await open();
-      return { value, stop: () => close(value) };
+      const value = await make();
+      return {
+        value,
+        stop: () => hooks.close?.(value),
+        notReady: hooks.notReady === undefined ? undefined : () => hooks.notReady?.(value),
+      };
     });
   }
 
@@ -161,9 +172,9 @@ export class Lifecycle {
     if (this.#failed) throw notStarted(name);
     this.#starting = { name, notReady };
     try {
-      const { value, stop } = await start();
-      this.#started.push({ name, stop, notReady });
-      return value;
+      const started = await start();
+      this.#started.push({ name, stop: started.stop, notReady: started.notReady ?? notReady });
+      return started.value;
     } catch (error) {
       this.#failed = true;
       const stopped = this.#stopAll();
