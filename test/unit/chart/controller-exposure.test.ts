@@ -253,6 +253,8 @@ describe.each(helmBinaries)('the controller as the chart exposes it (%s)', (bina
         // The probes' ports: open to the pod's node (the kubelet) only.
         ['haproxy', 'liveness', 8081],
         ['haproxy', 'ready', 8082],
+        // HAProxy's exporter: closed unless haproxy.networkPolicy.metricsFrom opens it.
+        ['haproxy', 'metrics', 8404],
       ]);
       expect(podLabels(objects, 'haptic-haproxy')).toMatchObject(haproxyLabels);
       expect(podLabels(objects, 'haptic-controller')).toMatchObject(controllerLabels);
