@@ -16,7 +16,7 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
 import { Lifecycle } from '../lifecycle/lifecycle.ts';
-import { TlsMaterialWatcher } from '../tls/material-watcher.ts';
+import { type TlsMaterialWatcher, openTlsMaterial } from '../tls/material-watcher.ts';
 import { materialStatusAt } from '../tls/tls-material.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { claimSocketPath, loadState, prepareFiles, startFailed } from './agent-startup.ts';
@@ -145,22 +145,11 @@ async function startTransport(
       tls: () => ({ mode: 'legacy-basic-auth' }),
     };
   }
-  const material = await lifecycle.open(
-    'TLS material',
-    () =>
-      TlsMaterialWatcher.start({
-        dir: transport.tlsDir,
-        logger,
-        ...(transport.pollIntervalMs === undefined
-          ? {}
-          : { pollIntervalMs: transport.pollIntervalMs }),
-      }),
-    {
-      close: (opened) => {
-        opened.close();
-      },
-    },
-  );
+  const material = await openTlsMaterial(lifecycle, {
+    dir: transport.tlsDir,
+    logger,
+    ...(transport.pollIntervalMs === undefined ? {} : { pollIntervalMs: transport.pollIntervalMs }),
+  });
   return {
     authenticate: mutualTlsAuthenticator({ material, clientName: transport.clientName }),
     tls: () => ({

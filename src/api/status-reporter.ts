@@ -5,23 +5,21 @@
  * Every Event names its object with uid and resourceVersion: `kubectl describe` finds an
  * object's Events by uid.
  */
-import {
-  type CoreV1Api,
-  type CustomObjectsApi,
-  type KubernetesObject,
-  type NetworkingV1Api,
-  PatchStrategy,
-  setHeaderOptions,
+import type {
+  CoreV1Api,
+  CustomObjectsApi,
+  KubernetesObject,
+  NetworkingV1Api,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
 import type { Problem } from '../problem.ts';
 import { apiStatus } from '../kube/api-errors.ts';
 import type { KubeClients } from '../kube/kube-clients.ts';
+import { patchTemplateConfigStatus } from './status-patch.ts';
 import {
   templateConfigGroup,
   templateConfigKind,
-  templateConfigPlural,
   templateConfigVersion,
 } from './template-config.ts';
 
@@ -107,18 +105,8 @@ export class StatusReporter {
       ],
     };
     try {
-      await this.#custom.patchNamespacedCustomObjectStatus(
-        {
-          group: templateConfigGroup,
-          version: templateConfigVersion,
-          namespace,
-          plural: templateConfigPlural,
-          name,
-          // A merge patch of these keys only: the replicas' TLS entries (status.tls) stay.
-          body: { status },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+      // A merge patch of these keys only: the replicas' TLS entries (status.tls) stay.
+      await patchTemplateConfigStatus(this.#custom, namespace, name, status);
       this.#lastCondition.set(key, fingerprint);
     } catch (error) {
       this.#options.logger.warn(

@@ -4,15 +4,11 @@
  * leader writing the agents', and the Ready condition never overwrite each other. Changes are
  * gathered while a write runs; a failed write is retried with the next change or `flush()`.
  */
-import { type CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { apiStatus, describeApiError } from '../kube/api-errors.ts';
 import type { KubeClients } from '../kube/kube-clients.ts';
-import {
-  templateConfigGroup,
-  templateConfigPlural,
-  templateConfigVersion,
-} from './template-config.ts';
+import { patchTemplateConfigStatus } from './status-patch.ts';
 import { type TlsStateEntry, tlsStatusField } from './tls-state-entry.ts';
 
 export interface TlsStatePublisherOptions {
@@ -56,17 +52,9 @@ export class TlsStatePublisher {
   async #write(batch: Map<string, TlsStateEntry | null>): Promise<void> {
     const { namespace, templateConfig: name, logger } = this.#options;
     try {
-      await this.#custom.patchNamespacedCustomObjectStatus(
-        {
-          group: templateConfigGroup,
-          version: templateConfigVersion,
-          namespace,
-          plural: templateConfigPlural,
-          name,
-          body: { status: { [tlsStatusField]: Object.fromEntries(batch) } },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+      await patchTemplateConfigStatus(this.#custom, namespace, name, {
+        [tlsStatusField]: Object.fromEntries(batch),
+      });
     } catch (error) {
       // Newer changes queued meanwhile win; the rest is retried with the next write.
       for (const [pod, entry] of batch) if (!this.#pending.has(pod)) this.#pending.set(pod, entry);

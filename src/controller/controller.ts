@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { type KubeClients, makeKubeClients } from '../kube/kube-clients.ts';
 import { RequestCounter } from '../kube/request-counter.ts';
 import { Lifecycle } from '../lifecycle/lifecycle.ts';
-import { TlsMaterialWatcher } from '../tls/material-watcher.ts';
+import { openTlsMaterial } from '../tls/material-watcher.ts';
 import { startControllerWebhook } from './admission/controller-webhook.ts';
 import { AgentClient, type AgentTransportConfig } from './delivery/agent-client.ts';
 import { ConfigPipeline } from './pipeline/config-pipeline.ts';
@@ -105,22 +105,13 @@ async function startTls(
   const { options, logger } = shared;
   const { transport } = options;
   if (transport.mode === 'legacy-basic-auth') return { transport };
-  const material = await lifecycle.open(
-    'TLS material',
-    () =>
-      TlsMaterialWatcher.start({
-        dir: transport.tlsDir,
-        logger,
-        ...(options.tlsPollIntervalMs === undefined
-          ? {}
-          : { pollIntervalMs: options.tlsPollIntervalMs }),
-      }),
-    {
-      close: (opened) => {
-        opened.close();
-      },
-    },
-  );
+  const material = await openTlsMaterial(lifecycle, {
+    dir: transport.tlsDir,
+    logger,
+    ...(options.tlsPollIntervalMs === undefined
+      ? {}
+      : { pollIntervalMs: options.tlsPollIntervalMs }),
+  });
   const state = await lifecycle.open(
     'TLS state',
     () => recordTlsState(tlsStateOptions(shared), material),

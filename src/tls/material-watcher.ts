@@ -8,6 +8,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.ts';
+import type { Lifecycle } from '../lifecycle/lifecycle.ts';
 import { readMountedRevision } from './mounted-revision.ts';
 import { materialReasons } from './reasons.ts';
 import {
@@ -223,4 +224,16 @@ export class TlsMaterialWatcher implements TlsMaterialSource {
       void this.refresh();
     }, this.#debounceMs);
   }
+}
+
+/** The watcher of `options.dir`, started as the component "TLS material" of `lifecycle`. */
+export function openTlsMaterial(
+  lifecycle: Lifecycle,
+  options: TlsMaterialWatcherOptions,
+): Promise<TlsMaterialWatcher> {
+  return lifecycle.open('TLS material', () => TlsMaterialWatcher.start(options), {
+    close: (opened) => {
+      opened.close();
+    },
+  });
 }
