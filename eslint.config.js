@@ -50,7 +50,9 @@ const pureImports = {
   ],
   patterns: [
     {
-      regex: directory('(kube|render|webhook|agent|controller|sandbox|lifecycle|cli|status|delivery|watch|pipeline|admission)'),
+      regex: directory(
+        '(kube|render|webhook|agent|controller|sandbox|lifecycle|cli|status|delivery|watch|pipeline|admission)',
+      ),
       message: `${pure}: the I/O edges (kube, render, webhook, agent, controller and its wings other than routing, sandbox, lifecycle, cli) import pure modules, never the reverse.`,
     },
     {
@@ -58,7 +60,8 @@ const pureImports = {
       message: `${pure}: version.ts reads a file, logger.ts writes logs, stop-on-signal.ts handles signals; pure code takes what they give as arguments.`,
     },
     {
-      regex: '^(\\./|\\.\\./certs/)(check-command|renew-command|expiry-sources|replica-reports|reconciler)\\.ts$',
+      regex:
+        '^(\\./|\\.\\./certs/)(check-command|renew-command|expiry-sources|replica-reports|reconciler)\\.ts$',
       message: `${pure}: check-command, renew-command, expiry-sources, replica-reports and reconciler are the certificate provider's Kubernetes I/O; pure code uses the policy files of src/certs.`,
     },
   ],

@@ -46,7 +46,6 @@ export interface IngressView {
   readonly tls: readonly TlsView[];
 }
 
-
 function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }

@@ -16,7 +16,10 @@ export interface RenderedObjectView {
 }
 
 function field(value: unknown, path: readonly string[]): unknown {
-  return path.reduce<unknown>((current, key) => (isRecord(current) ? current[key] : undefined), value);
+  return path.reduce<unknown>(
+    (current, key) => (isRecord(current) ? current[key] : undefined),
+    value,
+  );
 }
 
 /** The secretName of a Deployment's volume, or undefined when there is no such volume. */
