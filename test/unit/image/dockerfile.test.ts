@@ -69,9 +69,15 @@ describe("the image agrees with the chart's Pods", () => {
       expect.arrayContaining(['controller', 'agent', 'config-check', 'haproxy']),
     );
     for (const container of containers) {
-      // HAProxy runs from the same image by default (Debian's haproxy, on its PATH).
-      const expected = container.name === 'haproxy' ? 'haproxy' : declared.entrypoint[0];
-      expect(container.command?.[0], container.name).toBe(expected);
+      if (container.name !== 'haproxy') {
+        expect(container.command?.[0], container.name).toBe(declared.entrypoint[0]);
+        continue;
+      }
+      // HAProxy runs from the same image by default (Debian's haproxy, on its PATH), under the
+      // image's /bin/sh, which turns the kubelet's SIGTERM into HAProxy's soft stop.
+      const [shell, flag, script] = container.command ?? [];
+      expect([shell, flag], container.name).toEqual(['/bin/sh', '-c']);
+      expect(script).toMatch(/^\s*haproxy "\$@" &$/m);
     }
   });
 
