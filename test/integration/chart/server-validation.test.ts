@@ -80,9 +80,11 @@ describe('rendered objects against the real API server', () => {
         },
       })
     ).filter((o) => o.kind === 'NetworkPolicy' || o.kind === 'Deployment');
+    // The controller's, HAProxy's and the hook Jobs' (jobs.networkPolicy) policies.
     expect(objects.map((o) => o.kind).sort()).toEqual([
       'Deployment',
       'Deployment',
+      'NetworkPolicy',
       'NetworkPolicy',
       'NetworkPolicy',
     ]);

@@ -116,6 +116,22 @@ describe('tenant isolation in the routing model', () => {
       () => site.everywhere('steady.example.com', '/', ['http']),
       (answers) => answers.every((answer) => answer === '200 beta /'),
     );
+    // Budgets leave out the newest Ingress's backend, and Ingresses created in the same second
+    // are ordered by name ('many' before 'steady'): 'many' must be created a second later.
+    const steadyCreated = Date.parse(
+      (
+        await kubectl([
+          ...['get', 'ingress', 'steady', '-n', rival],
+          ...['-o', 'jsonpath={.metadata.creationTimestamp}'],
+        ])
+      ).stdout,
+    );
+    await eventually(
+      "a second after the rival's older Ingress was created",
+      () => Promise.resolve(Date.now()),
+      (now) => now >= steadyCreated + 1_100,
+      3_000,
+    );
     // 100 endpoints take 128 server slots, over the namespace's 64.
     const prefix = beta.address.split('.').slice(0, 3).join('.');
     const addresses = Array.from({ length: 100 }, (_, i) => `${prefix}.${String(i + 100)}`);
