@@ -165,6 +165,7 @@ export default tseslint.config(
       // The pure readers of rooms that also do I/O, which the pure core may import.
       'src/api/template-config.ts',
       'src/api/tls-state-entry.ts',
+      'src/api/ready-condition.ts',
       'src/tls/loaded-report.ts',
     ],
     // Tests of pure code may run real tools (openssl) and real TLS against it.

@@ -16,6 +16,14 @@ import { describeError } from '../errors.ts';
 import type { Problem } from '../problem.ts';
 import { apiStatus } from '../kube/api-errors.ts';
 import type { KubeClients } from '../kube/kube-clients.ts';
+import {
+  type ConditionStamp,
+  type ReadyCondition,
+  clipMessage,
+  kubeTime,
+  readyConditionBody,
+  readyStampOf,
+} from './ready-condition.ts';
 import { patchTemplateConfigStatus } from './status-patch.ts';
 import {
   templateConfigGroup,
@@ -32,41 +40,11 @@ export interface ObjectRef {
   readonly resourceVersion: string;
 }
 
-/** Reasons of a HAProxyTemplateConfig's Ready condition (and of the Warning Events beside it). */
-export const readyReasons = {
-  /** The configuration passed haproxy -c and runs on every agent. */
-  Delivered: 'Delivered',
-  /** The HAProxyTemplateConfig cannot be read, or a template does not parse. */
-  TemplateConfigInvalid: 'TemplateConfigInvalid',
-  /** Rendering a template failed or was stopped at a limit. */
-  RenderFailed: 'RenderFailed',
-  /** The allow-list lint refuses the rendered configuration. */
-  LintFailed: 'LintFailed',
-  /** haproxy -c rejects the rendered configuration, or could not check it. */
-  CheckFailed: 'CheckFailed',
-  /** Some agents did not take the configuration. */
-  DeliveryFailed: 'DeliveryFailed',
-} as const;
-
-export type ReadyReason = (typeof readyReasons)[keyof typeof readyReasons];
-
-export interface ReadyCondition extends Problem<ReadyReason> {
-  readonly ready: boolean;
-  readonly observedGeneration: number;
-}
-
 export interface StatusReporterOptions {
   readonly clients: Pick<KubeClients, 'core' | 'custom' | 'networking'>;
   /** Pod name, for the Events' reporting instance. */
   readonly instance: string;
   readonly logger: Logger;
-}
-
-/** Events and conditions carry at most this much of a message. */
-const maxMessage = 1000;
-
-function clip(message: string): string {
-  return message.length > maxMessage ? `${message.slice(0, maxMessage - 1)}…` : message;
 }
 
 export class StatusReporter {
@@ -75,6 +53,7 @@ export class StatusReporter {
   readonly #custom: CustomObjectsApi;
   readonly #networking: NetworkingV1Api;
   readonly #lastCondition = new Map<string, string>();
+  readonly #lastStamp = new Map<string, ConditionStamp>();
   readonly #lastEvent = new Map<string, string>();
 
   constructor(options: StatusReporterOptions) {
@@ -84,30 +63,33 @@ export class StatusReporter {
     this.#networking = options.clients.networking;
   }
 
-  /** Sets the Ready condition of a HAProxyTemplateConfig (only when it changed). */
+  /**
+   * Sets the Ready condition of a HAProxyTemplateConfig (only when it changed), and its
+   * lastDelivery when every agent runs a configuration. The transition time is the one this
+   * reporter last wrote or, after a restart, the one `config` carries.
+   */
   async setCondition(config: KubernetesObject, condition: ReadyCondition): Promise<void> {
     const namespace = config.metadata?.namespace ?? '';
     const name = config.metadata?.name ?? '';
     const key = `${namespace}/${name}`;
     const fingerprint = JSON.stringify(condition);
     if (this.#lastCondition.get(key) === fingerprint) return;
+    const now = new Date();
+    const previous =
+      this.#lastStamp.get(key) ?? readyStampOf((config as { status?: unknown }).status);
+    const ready = readyConditionBody(condition, previous, now);
     const status = {
       observedGeneration: condition.observedGeneration,
-      conditions: [
-        {
-          type: 'Ready',
-          status: condition.ready ? 'True' : 'False',
-          reason: condition.reason,
-          message: clip(condition.message),
-          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-          observedGeneration: condition.observedGeneration,
-        },
-      ],
+      conditions: [ready],
+      ...(condition.delivered === undefined
+        ? {}
+        : { lastDelivery: { digest: condition.delivered.digest, time: kubeTime(now) } }),
     };
     try {
       // A merge patch of these keys only: the replicas' TLS entries (status.tls) stay.
       await patchTemplateConfigStatus(this.#custom, namespace, name, status);
       this.#lastCondition.set(key, fingerprint);
+      this.#lastStamp.set(key, ready);
     } catch (error) {
       this.#options.logger.warn(
         { config: key, err: describeError(error) },
@@ -182,7 +164,7 @@ export class StatusReporter {
           },
           type,
           reason,
-          message: clip(message),
+          message: clipMessage(message),
           source: { component: 'haptic-controller', host: this.#options.instance },
           firstTimestamp: now,
           lastTimestamp: now,

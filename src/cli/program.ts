@@ -3,14 +3,20 @@
  * is known to fit.
  *
  * Each command's module is loaded only when it is needed: when the first argument names a
- * command, only that command is registered (and none for `haptic version`), because a module's
+ * command, only that command is registered (and none for `haptic version` or `--version`), because a module's
  * own imports cost start-up time that the other commands, `haptic preflight` first, should not
  * pay; otherwise (no command, `help`, `--help`, an option, an unknown name) every command is, so
  * help lists them all and commander suggests the closest name exactly as before.
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { describeError } from '../errors.ts';
 import { readPackageVersion } from '../version.ts';
+import {
+  type CompletionShell,
+  completionScript,
+  completionShells,
+  completionTree,
+} from './completion.ts';
 
 type Register = (program: Command) => void;
 
@@ -29,13 +35,14 @@ const commands: Readonly<Record<string, () => Promise<Register>>> = {
 /** The loaders of the commands to register for these arguments (argv after node and script). */
 function needed(args: readonly string[]): readonly (() => Promise<Register>)[] {
   const first = args[0] ?? '';
-  if (first === 'version') return [];
+  if (first === 'version' || first === '--version' || first === '-V') return [];
   const named = Object.hasOwn(commands, first) ? commands[first] : undefined;
   return named === undefined ? Object.values(commands) : [named];
 }
 
 const program = new Command('haptic')
   .description('HAProxy Template Ingress Controller: controller, agent, validator and certificates')
+  .version(readPackageVersion(), '-V, --version', 'print the binary version')
   .showHelpAfterError()
   .exitOverride((err) => {
     // commander's own usage errors exit 2, like every other usage error of ours.
@@ -47,6 +54,17 @@ program
   .description('print the binary version (equal to the embedded chart version)')
   .action(() => {
     process.stdout.write(`${readPackageVersion()}\n`);
+  });
+
+program
+  .command('completion')
+  .description('print a shell completion script: source <(haptic completion bash)')
+  .argument('<shell>', `the shell: ${completionShells.join(' or ')}`, (shell: string) => {
+    if ((completionShells as readonly string[]).includes(shell)) return shell as CompletionShell;
+    throw new InvalidArgumentError(`choose ${completionShells.join(' or ')}.`);
+  })
+  .action((shell: CompletionShell) => {
+    process.stdout.write(completionScript(completionTree(program), shell));
   });
 
 try {

@@ -19,7 +19,8 @@ import { ingressEvents, ingressStates } from '../routing/ingress-events.ts';
 import type { IngressStatusPublisher } from '../status/ingress-status-publisher.ts';
 import { type ClusterSnapshot, objectKey } from '../routing/cluster-snapshot.ts';
 import type { ModelIngress, ModelResult } from '../routing/model-types.ts';
-import { type StatusReporter, readyReasons, templateConfigRef } from '../../api/status-reporter.ts';
+import { readyReasons } from '../../api/ready-condition.ts';
+import { type StatusReporter, templateConfigRef } from '../../api/status-reporter.ts';
 
 export interface ReconcilerOptions {
   readonly watch: ClusterWatch;
@@ -284,6 +285,7 @@ export class Reconciler {
           reason: readyReasons.Delivered,
           message: `The configuration ${digest.slice(0, 19)} passed haproxy -c and runs on the agents.`,
           observedGeneration: generation,
+          delivered: { digest },
         });
         await publisher?.publish(served);
       }

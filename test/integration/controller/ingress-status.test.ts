@@ -3,7 +3,8 @@
  * `kubectl get ingress` shows the haptic-haproxy Service's address as ADDRESS of every served
  * Ingress (status.loadBalancer, written by the leader alone, removed when the Ingress is left
  * out), never on one that is not served; `kubectl describe ingress` lists the controller's
- * Events (it finds them by the Ingress's uid).
+ * Events (it finds them by the Ingress's uid); `kubectl get htc` shows whether the
+ * configuration runs, why not, and when it was last delivered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl } from '../../support/cluster.ts';
@@ -163,5 +164,93 @@ describe('Ingress status and Events as kubectl shows them', () => {
       (ips) => ips !== '',
     );
     expect(await statusIps('foreign')).toBe('192.0.2.99');
+  });
+});
+
+interface ReadyStatus {
+  readonly metadata: { readonly name: string; readonly generation: number };
+  readonly status: {
+    readonly conditions: readonly {
+      readonly type: string;
+      readonly status: string;
+      readonly reason: string;
+      readonly lastTransitionTime: string;
+      readonly observedGeneration: number;
+    }[];
+    readonly lastDelivery?: { readonly digest: string; readonly time: string };
+  };
+}
+
+async function templateConfig(): Promise<ReadyStatus> {
+  const list = JSON.parse(await get(['get', 'htc', '-o', 'json'])) as { items: ReadyStatus[] };
+  expect(list.items).toHaveLength(1);
+  return list.items[0] as ReadyStatus;
+}
+
+function ready(config: ReadyStatus) {
+  return config.status.conditions.find((condition) => condition.type === 'Ready');
+}
+
+describe('the HAProxyTemplateConfig as kubectl shows it', () => {
+  it('shows Ready, Reason and Last Delivery; the transition time moves only when Ready flips', async () => {
+    const first = await eventually(
+      'Delivered',
+      templateConfig,
+      (config) => ready(config)?.reason === 'Delivered' && config.status.lastDelivery !== undefined,
+    );
+    const [header = '', row = ''] = (await get(['get', 'htc'])).split('\n');
+    expect(header.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'REASON', 'LAST DELIVERY', 'AGE']);
+    expect(row).toMatch(new RegExp(`^${first.metadata.name}\\s+True\\s+Delivered\\s+\\d+[smh]`));
+    expect(await get(['get', 'htc', '-o', 'wide'])).toContain(
+      'passed haproxy -c and runs on the agents',
+    );
+    expect(ready(first)?.observedGeneration).toBe(first.metadata.generation);
+    const explained = await get(['explain', 'htc.status.conditions.lastTransitionTime']);
+    expect(explained).toContain('When the status last changed');
+
+    // A new configuration (stamps have whole seconds): a new lastDelivery, the same transition.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await site.apply(site.ingress('another', [route('another.example.com', '/')]));
+    const redelivered = await eventually(
+      'delivered again',
+      templateConfig,
+      (config) => config.status.lastDelivery?.digest !== first.status.lastDelivery?.digest,
+    );
+    expect(ready(redelivered)?.status).toBe('True');
+    expect(ready(redelivered)?.lastTransitionTime).toBe(ready(first)?.lastTransitionTime);
+    expect(Date.parse(redelivered.status.lastDelivery?.time ?? '')).toBeGreaterThan(
+      Date.parse(first.status.lastDelivery?.time ?? ''),
+    );
+
+    // A template that does not parse: Ready flips with the new generation; the last delivery stays.
+    const name = first.metadata.name;
+    const broken = [{ op: 'replace', path: '/spec/haproxyConfig/template', value: '{% if %}' }];
+    const original = JSON.parse(await get(['get', 'htc', name, '-o', 'json'])) as {
+      spec: { haproxyConfig: { template: string } };
+    };
+    await get(['patch', 'htc', name, '--type=json', '-p', JSON.stringify(broken)]);
+    const failed = await eventually(
+      'not Ready',
+      templateConfig,
+      (config) => ready(config)?.status === 'False',
+    );
+    expect(ready(failed)).toMatchObject({
+      reason: 'TemplateConfigInvalid',
+      observedGeneration: failed.metadata.generation,
+    });
+    expect(failed.metadata.generation).toBeGreaterThan(first.metadata.generation);
+    expect(ready(failed)?.lastTransitionTime).not.toBe(ready(first)?.lastTransitionTime);
+    expect(failed.status.lastDelivery).toEqual(redelivered.status.lastDelivery);
+    expect((await get(['get', 'htc'])).split('\n')[1]).toMatch(/\sFalse\s+TemplateConfigInvalid\s/);
+
+    const restore = [
+      {
+        op: 'replace',
+        path: '/spec/haproxyConfig/template',
+        value: original.spec.haproxyConfig.template,
+      },
+    ];
+    await get(['patch', 'htc', name, '--type=json', '-p', JSON.stringify(restore)]);
+    await eventually('Ready again', templateConfig, (config) => ready(config)?.status === 'True');
   });
 });
