@@ -6,10 +6,11 @@
 # mmdebstrap needs root but no CAP_SYS_ADMIN, so a plain `docker build` can run it.
 
 # Go builds the pinned helm (tools/helm3) and the check sandbox's haptic-no-network
-# (tools/no-network), as dev/install-tools.sh does everywhere else.
+# (tools/no-network), as dev/install-tools.sh does everywhere else; dev/install-haproxy.sh
+# fetches the pinned haproxy .deb of Debian trixie (tools/haproxy/debian-version).
 FROM docker.io/library/golang:1.26-bookworm AS assemble
 RUN apt-get update \
-  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends mmdebstrap npm \
+  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends mmdebstrap npm patchelf \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -17,6 +18,7 @@ ARG SOURCE_DATE_EPOCH
 ENV PATH=/src/.tools/bin:/src/node_modules/.bin:$PATH
 RUN dev/install-node.sh \
   && dev/install-tools.sh helm haptic-no-network \
+  && dev/install-haproxy.sh \
   && npm ci --no-audit --no-fund \
   && image/assemble.sh /layers
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use when their command is missing:
-# haproxy (the real data plane), jq and openssl (the spec's shell procedures), iptables (the
+# patchelf (dev/install-haproxy.sh points trixie's HAProxy at its own libraries), jq and openssl (the spec's shell procedures), iptables (the
 # test run's egress guard), iproute2 (the local cluster's unreachable routes), mmdebstrap (the
 # image's Debian base, make image) and runc (runs the image in its tests); containerd, the CNI
 # plugins, busybox-static and catatonit (the real node's runtime and its local images, make node-up).
@@ -8,7 +8,7 @@
 # Argo CD's cache (make test-gitops-lifecycle).
 set -euo pipefail
 missing=()
-for pair in haproxy:haproxy jq:jq openssl:openssl iptables:iptables ip:iproute2 mmdebstrap:mmdebstrap runc:runc \
+for pair in patchelf:patchelf jq:jq openssl:openssl iptables:iptables ip:iproute2 mmdebstrap:mmdebstrap runc:runc \
   containerd:containerd /usr/lib/cni/bridge:containernetworking-plugins busybox:busybox-static catatonit:catatonit skopeo:skopeo \
   redis-server:redis-server; do
   command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
@@ -17,9 +17,9 @@ done
 if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# The haproxy and redis-server packages start system services (:80, :6379) that we don't want;
-# the tests and the suite run their own.
-for service in haproxy redis-server; do
+# The redis-server package starts a system service (:6379) that we don't want; the suite runs
+# its own.
+for service in redis-server; do
   if [[ " ${missing[*]} " == *" $service "* ]]; then
     $sudo systemctl disable --now "$service" >/dev/null 2>&1 || $sudo service "$service" stop >/dev/null 2>&1 || true
   fi

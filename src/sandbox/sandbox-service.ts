@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Logger } from 'pino';
 import { HapticError, describeError, errorCodes } from '../errors.ts';
+import { resolveHaproxyBinary } from './haproxy-binary.ts';
 import { checkPath } from './haproxy-check-run.ts';
 import {
   type NetworkIsolation,
@@ -32,7 +33,7 @@ export interface SandboxOptions {
   readonly socket: string;
   /** Where the sandbox makes its private directory. @default the system temporary directory */
   readonly workDir: string;
-  /** @default haproxy (from PATH) */
+  /** A path, or a name looked up on the sandbox's PATH at start. */
   readonly haproxyBinary: string;
   readonly limits: SandboxLimits;
   /** How checks are cut off from the network. @default auto */
@@ -121,9 +122,13 @@ async function verifyTools(options: SandboxOptions): Promise<NetworkIsolation> {
 }
 
 export async function startSandbox(
-  options: SandboxOptions,
+  requested: SandboxOptions,
   logger: Logger,
 ): Promise<RunningSandbox> {
+  const options = {
+    ...requested,
+    haproxyBinary: await resolveHaproxyBinary(requested.haproxyBinary),
+  };
   const { user } = options;
   if (user !== undefined && process.getuid?.() !== 0) {
     throw startFailed(

@@ -1,6 +1,6 @@
 /**
- * The keys and signatures a TLS Secret may bring, as an allow-list of what HAProxy loads on
- * Debian's OpenSSL 3 (security level 2, checked against the real haproxy in
+ * The keys and signatures a TLS Secret may bring, as an allow-list of what HAProxy 3.0 loads on
+ * Debian trixie's OpenSSL 3.5 and clients accept (checked against the real haproxy in
  * tls-key-policy.test.ts). HAProxy refuses the whole configuration when one
  * certificate does not load, so anything outside this list is refused before it is used:
  *
@@ -9,8 +9,9 @@
  *   (they cannot sign), not other curves (clients do not offer them). RSA is capped at
  *   8192 bits because every handshake on the shared HAProxy pays for the key size.
  * - signatures of every certificate not issued by itself: SHA-256, SHA-384 or SHA-512 with
- *   RSA, RSA-PSS or ECDSA, or Ed25519/Ed448 (OpenSSL refuses SHA-1 and MD5; self-signed
- *   certificates' own signatures are not checked by OpenSSL, so neither are they here).
+ *   RSA, RSA-PSS or ECDSA, or Ed25519/Ed448 (clients refuse SHA-1 and MD5, and older HAProxy
+ *   builds fail to load them; self-signed certificates' own signatures are not checked by
+ *   OpenSSL, so neither are they here).
  *
  * Pure: decisions over parsed certificates and keys.
  */
@@ -122,7 +123,7 @@ export function chainRefusal(chain: readonly Certificate[]): string | undefined 
     if (details.selfIssued) continue;
     const signature = refusedSignature(certificate);
     if (signature !== undefined) {
-      return `${what} is signed with ${signature}, which HAProxy refuses (OpenSSL security level 2); ${fix}`;
+      return `${what} is signed with ${signature}, which TLS clients refuse; ${fix}`;
     }
   }
   return undefined;

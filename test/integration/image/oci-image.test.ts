@@ -26,6 +26,10 @@ const umoci = toolPath('umoci');
 const pinnedNode = /^version=(\S+)$/m.exec(
   readFileSync(join(projectRoot, 'dev/install-node.sh'), 'utf8'),
 )?.[1];
+const pinnedHaproxy = readFileSync(
+  join(projectRoot, 'tools/haproxy/debian-version'),
+  'utf8',
+).trim();
 
 /**
  * Every path under `root` with its lstat, never following a symbolic link (the image has
@@ -145,12 +149,15 @@ describe('the haptic image (make image)', () => {
   });
 
   it('runs `haptic version` through its entry point, with its own Node and node_modules', async () => {
+    expect(pinnedNode).toMatch(/^24\./);
     expect(await bundle.run(['/usr/local/bin/haptic', 'version'])).toEqual({
       exitCode: 0,
-      stdout: chartImage.tag,
+      stdout: `haptic ${chartImage.tag}\nHAProxy ${pinnedHaproxy} (/usr/sbin/haproxy)\nNode.js v${pinnedNode ?? ''}`,
       stderr: '',
     });
-    expect(pinnedNode).toMatch(/^24\./);
+    expect(await bundle.run(['/usr/local/bin/haptic', '--version'])).toMatchObject({
+      stdout: chartImage.tag,
+    });
     expect((await bundle.run(['sh', '-c', 'command -v node && node --version'])).stdout).toBe(
       `/usr/local/bin/node\nv${pinnedNode ?? ''}`,
     );
@@ -172,9 +179,19 @@ describe('the haptic image (make image)', () => {
     expect(touch.stderr).toContain('Permission denied');
   });
 
-  it("runs Debian's HAProxy 2.6 and the pinned helm, which renders the embedded chart", async () => {
+  it('runs the pinned HAProxy 3.0 build, the one the host checks with, and the pinned helm, which renders the embedded chart', async () => {
+    expect(pinnedHaproxy).toMatch(/^3\.0\.\d+-\S*deb13/);
     const haproxy = await bundle.run(['haproxy', '-v']);
-    expect(haproxy.stdout).toMatch(/^HAProxy version 2\.6\.\d+-\S*deb12/);
+    const hostHaproxy = await execa('haproxy', ['-v']);
+    expect(haproxy.stdout.split('\n')[0]).toBe(hostHaproxy.stdout.split('\n')[0]);
+    expect(haproxy.stdout).toMatch(
+      new RegExp(`^HAProxy version ${pinnedHaproxy.replace(/[.+]/g, '\\$&')} `),
+    );
+    const binary = await bundle.run(['sha256sum', '/usr/sbin/haproxy']);
+    const pristine = await execa('sha256sum', [
+      join(projectRoot, '.tools/haproxy/root/usr/sbin/haproxy'),
+    ]);
+    expect(binary.stdout.split(' ')[0]).toBe(pristine.stdout.split(' ')[0]);
     const hostHelm = await execa(toolPath('helm'), ['version', '--short']);
     expect((await bundle.run(['helm', 'version', '--short'])).stdout).toBe(hostHelm.stdout);
     const rendered = await bundle.run([

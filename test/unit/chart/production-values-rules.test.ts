@@ -2,8 +2,11 @@
  * Combinations of the production values (disruption budgets, Service knobs, drain) the chart
  * refuses, each with one sentence, and the ones it accepts.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toolPath } from '../../../dev/lib/tools.ts';
+import { parse } from 'yaml';
+import { projectRoot, toolPath } from '../../../dev/lib/tools.ts';
 import { HapticError, errorCodes } from '../../../src/errors.ts';
 import { renderChart } from '../../../src/render/index.ts';
 import { helmBinaries } from './chart-fixtures.ts';
@@ -12,6 +15,15 @@ const budget = (group: string, settings: Record<string, unknown>, replicas = 2) 
   [group]: { replicas, podDisruptionBudget: settings },
 });
 const service = (settings: Record<string, unknown>) => ({ haproxy: { service: settings } });
+
+/** The HAProxy build the image and the host's checks run (image/assemble.sh, dev/install-haproxy.sh). */
+const pinnedHaproxy = readFileSync(
+  join(projectRoot, 'tools/haproxy/debian-version'),
+  'utf8',
+).trim();
+const otherHaproxy = (haproxyVersion?: string) => ({
+  haproxy: { image: { repository: 'registry.example.com/haproxy', tag: '3.2', haproxyVersion } },
+});
 
 const blocks = (group: string, bound: string, replicas: number) =>
   `${group}.podDisruptionBudget.${bound}, which allows no eviction of the ${replicas} replicas: the budget would block every node drain; allow at least one Pod to be evicted, for example with minAvailable ${replicas - 1}.`;
@@ -67,6 +79,16 @@ const rules: readonly (readonly [string, Record<string, unknown>, string])[] = [
     'source ranges on a ClusterIP Service',
     service({ type: 'ClusterIP', loadBalancerSourceRanges: ['10.0.0.0/8'] }),
     'haproxy.service.loadBalancerSourceRanges is set but haproxy.service.type is ClusterIP: it applies to type LoadBalancer only; set the type or remove loadBalancerSourceRanges.',
+  ],
+  [
+    'another HAProxy image that does not declare the build the check runs',
+    otherHaproxy(),
+    `haproxy.image.repository is "registry.example.com/haproxy", but the configuration check runs HAProxy ${pinnedHaproxy} (the haptic image's): set haproxy.image.haproxyVersion to "${pinnedHaproxy}" once that image runs exactly that build (haproxy -v), or leave haproxy.image.repository empty to run the haptic image's HAProxy; otherwise a configuration the check accepts may not load on the data plane, or the reverse.`,
+  ],
+  [
+    'another HAProxy image of another version',
+    otherHaproxy('3.2.4-1'),
+    `haproxy.image.repository is "registry.example.com/haproxy", but the configuration check runs HAProxy ${pinnedHaproxy} (the haptic image's): set haproxy.image.haproxyVersion to "${pinnedHaproxy}" once that image runs exactly that build (haproxy -v), or leave haproxy.image.repository empty to run the haptic image's HAProxy; otherwise a configuration the check accepts may not load on the data plane, or the reverse.`,
   ],
   [
     'a drain delay as long as the grace period',
@@ -141,7 +163,17 @@ describe.each(helmBinaries)('production values rejected by %s template', (binary
       }),
     ],
     ['no drain delay', { haproxy: { drain: { delaySeconds: 0 } } }],
+    ['another HAProxy image that runs the build the check runs', otherHaproxy(pinnedHaproxy)],
   ])('accepts %s', async (_, values) => {
     await expect(renderChart({ helmBin: toolPath(binary), values })).resolves.toBeDefined();
+  });
+});
+
+describe('the HAProxy build the chart checks with', () => {
+  it('is the one the image installs (tools/haproxy/debian-version)', () => {
+    const chart = parse(readFileSync(join(projectRoot, 'chart/Chart.yaml'), 'utf8')) as {
+      annotations: Record<string, string>;
+    };
+    expect(chart.annotations['haptic.haproxy.org/haproxy-version']).toBe(pinnedHaproxy);
   });
 });
