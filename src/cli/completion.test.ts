@@ -65,10 +65,17 @@ describe('haptic completion', () => {
     );
   });
 
-  it('prints the version for --version and -V, as haptic version does', async () => {
-    const version = (await execa(process.execPath, [main, 'version'])).stdout;
-    expect(version).toMatch(/^\d+\.\d+\.\d+/);
-    expect((await execa(process.execPath, [main, '--version'])).stdout).toBe(version);
+  it('prints the version for --version and -V; haptic version adds HAProxy and Node.js', async () => {
+    const version = (await execa(process.execPath, [main, '--version'])).stdout;
+    expect(version).toMatch(/^\d+\.\d+\.\d+\S*$/);
     expect((await execa(process.execPath, [main, '-V'])).stdout).toBe(version);
+    const haproxy = (await execa('haproxy', ['-v'])).stdout.split(' ')[2];
+    expect((await execa(process.execPath, [main, 'version'])).stdout.split('\n')).toEqual([
+      `haptic ${version}`,
+      expect.stringMatching(
+        new RegExp(`^HAProxy ${(haproxy ?? '').replace(/[.+]/g, '\\$&')} \\(/.+/haproxy\\)$`),
+      ),
+      `Node.js ${process.version}`,
+    ]);
   });
 });

@@ -51,9 +51,12 @@ const program = new Command('haptic')
 
 program
   .command('version')
-  .description('print the binary version (equal to the embedded chart version)')
-  .action(() => {
-    process.stdout.write(`${readPackageVersion()}\n`);
+  .description(
+    'print the binary version (equal to the embedded chart version), the HAProxy on PATH and Node.js',
+  )
+  .action(async () => {
+    const { describeVersions } = await import('./version-command.ts');
+    process.stdout.write(await describeVersions());
   });
 
 program

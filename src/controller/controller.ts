@@ -17,6 +17,8 @@ import { openTlsMaterial } from '../tls/material-watcher.ts';
 import { startControllerWebhook } from './admission/controller-webhook.ts';
 import { AgentClient, type AgentTransportConfig } from './delivery/agent-client.ts';
 import { ConfigPipeline } from './pipeline/config-pipeline.ts';
+import { readHaproxyVersion } from '../sandbox/haproxy-binary.ts';
+import { readPackageVersion } from '../version.ts';
 import { ControllerMetrics } from './status/controller-metrics.ts';
 import { type ControlLoop, wireControlLoop } from './control-loop.ts';
 import type { ControllerOptions } from './controller-options.ts';
@@ -54,6 +56,10 @@ export async function startController(
   });
   const shared: Shared = { options, clients, metrics: new ControllerMetrics(), logger };
   const { metrics } = shared;
+  metrics.setBuildInfo({
+    version: readPackageVersion(),
+    haproxyVersion: await readHaproxyVersion(),
+  });
   const lifecycle = new Lifecycle();
   const tls = await startTls(lifecycle, shared);
   const client = await lifecycle.open('agent client', () => new AgentClient(tls.transport), {

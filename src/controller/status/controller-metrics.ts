@@ -79,7 +79,7 @@ export class ControllerMetrics {
     registers: [this.registry],
   });
   readonly tlsCertificateNotAfter = new Gauge({
-    name: 'haptic_tls_certificate_not_after_seconds',
+    name: 'haptic_tls_certificate_not_after_timestamp_seconds',
     help: 'Expiry (Unix time) of the mTLS identity each Pod has loaded, by role (controller, agent) and Pod; the leader reports the agents.',
     labelNames: ['role', 'pod'] as const,
     registers: [this.registry],
@@ -91,14 +91,33 @@ export class ControllerMetrics {
     registers: [this.registry],
   });
   readonly tlsPreviousCaUntil = new Gauge({
-    name: 'haptic_tls_previous_ca_until_seconds',
+    name: 'haptic_tls_previous_ca_until_timestamp_seconds',
     help: 'Deadline (Unix time) of the previous CA each Pod still trusts; absent when it trusts none.',
     labelNames: ['role', 'pod'] as const,
     registers: [this.registry],
   });
 
+  readonly buildInfo = new Gauge({
+    name: 'haptic_build_info',
+    help: "Always 1: this controller's version, the HAProxy version its configuration checks run (the image's) and Node.js.",
+    labelNames: ['version', 'haproxy_version', 'nodejs_version'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
-    // prom-client's names start with process_ or nodejs_: haptic_process_cpu_seconds_total.
-    collectDefaultMetrics({ register: this.registry, prefix: 'haptic_' });
+    // prom-client's own names, unprefixed as every Node.js exporter has them: process_*, nodejs_*.
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Sets haptic_build_info (once, at start). */
+  setBuildInfo(build: { readonly version: string; readonly haproxyVersion: string | undefined }) {
+    this.buildInfo.set(
+      {
+        version: build.version,
+        haproxy_version: build.haproxyVersion ?? 'unknown',
+        nodejs_version: process.version,
+      },
+      1,
+    );
   }
 }

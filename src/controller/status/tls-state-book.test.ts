@@ -49,7 +49,7 @@ describe('the TLS state book', () => {
       ['haproxy-a', 'agent', '2030-03-01T12:00:00.000Z'],
       ['controller-a', 'controller', '2030-03-01T12:00:00.000Z'],
     ]);
-    expect(await series('haptic_tls_certificate_not_after_seconds')).toEqual([
+    expect(await series('haptic_tls_certificate_not_after_timestamp_seconds')).toEqual([
       { role: 'controller', pod: 'controller-a', value: Date.parse('2031-03-01T12:00:00Z') / 1000 },
       { role: 'agent', pod: 'haproxy-a', value: Date.parse('2031-03-01T12:00:00Z') / 1000 },
     ]);
@@ -70,12 +70,12 @@ describe('the TLS state book', () => {
       { role: 'agent', pod: 'haproxy-a', fingerprint: newCa, kind: 'current', value: 1 },
       { role: 'agent', pod: 'haproxy-a', fingerprint: oldCa, kind: 'previous', value: 1 },
     ]);
-    expect(await series('haptic_tls_previous_ca_until_seconds')).toEqual([
+    expect(await series('haptic_tls_previous_ca_until_timestamp_seconds')).toEqual([
       { role: 'agent', pod: 'haproxy-a', value: Date.parse('2030-03-01T13:00:00Z') / 1000 },
     ]);
     book.retainAgents(new Set());
     expect(await series('haptic_tls_trusted_ca_info')).toEqual([]);
-    expect(await series('haptic_tls_certificate_not_after_seconds')).toEqual([]);
+    expect(await series('haptic_tls_certificate_not_after_timestamp_seconds')).toEqual([]);
   });
 
   it('records a malformed answer as an error naming the field', () => {

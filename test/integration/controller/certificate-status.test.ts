@@ -84,14 +84,14 @@ describe('haptic certificates status', () => {
         .map((sample) => sample.labels.pod)
         .sort();
     const everyPod = [...site.controllers, ...site.replicas].map((pod) => pod.name).sort();
-    expect(pods('haptic_tls_certificate_not_after_seconds')).toEqual(everyPod);
+    expect(pods('haptic_tls_certificate_not_after_timestamp_seconds')).toEqual(everyPod);
     expect(pods('haptic_tls_trusted_ca_info')).toEqual(everyPod);
     const expiry = samples.find(
-      (sample) => sample.name === 'haptic_tls_certificate_not_after_seconds',
+      (sample) => sample.name === 'haptic_tls_certificate_not_after_timestamp_seconds',
     );
     expect(expiry?.value).toBeGreaterThan(Date.now() / 1000);
     expect(
-      samples.filter((sample) => sample.name === 'haptic_tls_previous_ca_until_seconds'),
+      samples.filter((sample) => sample.name === 'haptic_tls_previous_ca_until_timestamp_seconds'),
     ).toEqual([]);
   });
 

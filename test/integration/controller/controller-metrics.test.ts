@@ -151,10 +151,28 @@ describe('the controller metrics after a real reconcile', () => {
     );
   });
 
-  it('names process and Node.js metrics with one haptic_ prefix', () => {
-    expect(value(text, 'haptic_process_cpu_seconds_total')).toBeGreaterThan(0);
-    expect(value(text, 'haptic_process_resident_memory_bytes')).toBeGreaterThan(0);
-    expect(text).toMatch(/^haptic_nodejs_eventloop_lag_seconds \d/m);
-    expect(text).not.toMatch(/haptic_process_process_|haptic_process_nodejs_/);
+  it("names process and Node.js metrics as Prometheus' Node.js exporters do, and its build", async () => {
+    expect(value(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(value(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    expect(text).not.toMatch(/^haptic_(process|nodejs)_/m);
+    const version = (
+      await site.exec(site.controllers[0]?.name ?? '', 'controller', ['haptic', '--version'])
+    ).trim();
+    const haproxy = /HAProxy version (\S+)/.exec(
+      await site.exec(site.controllers[0]?.name ?? '', 'controller', ['haproxy', '-v']),
+    )?.[1];
+    expect(text).toMatch(
+      new RegExp(
+        `^haptic_build_info\\{version="${version.replace(/[.+]/g, '\\$&')}",haproxy_version="${(haproxy ?? 'none').replace(/[.+]/g, '\\$&')}",nodejs_version="v24\\.[0-9.]+"\\} 1$`,
+        'm',
+      ),
+    );
+    expect(haproxy).toMatch(/^3\.0\./);
+    // Unix times end in _timestamp_seconds, and no gauge ends in _total.
+    for (const [, name = '', type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+      if (type === 'gauge') expect(name).not.toMatch(/_total$/);
+    }
+    expect(text).not.toMatch(/^haptic_\w*(not_after|until)_seconds/m);
   });
 });
