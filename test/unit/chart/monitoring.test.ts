@@ -5,12 +5,12 @@
  * controller-metrics integration test holds the controller to that list), HAProxy's from the
  * exporter of the real HAProxy 3.0, scraped here.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../dev/lib/tools.ts';
 import { isRecord } from '../../../src/is-record.ts';
@@ -53,7 +53,7 @@ const histogramSeries = (name: string) => name.replace(/_(bucket|count|sum)$/, '
 
 let exporterMetrics: ReadonlySet<string> = new Set();
 let dir: string;
-let haproxy: ReturnType<typeof execa> | undefined;
+let haproxy: ChildProcess | undefined;
 
 beforeAll(async () => {
   // The real HAProxy's exporter, scraped once: the names the dashboard may use.
@@ -82,7 +82,7 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  haproxy = execa('haproxy', ['-f', join(dir, 'haproxy.cfg')], { reject: false });
+  haproxy = spawn('haproxy', ['-f', join(dir, 'haproxy.cfg')], { stdio: 'ignore' });
   let text = '';
   for (let attempt = 0; attempt < 50 && text === ''; attempt += 1) {
     text = await fetch(`http://127.0.0.1:${String(port)}/metrics`)
