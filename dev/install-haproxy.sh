@@ -26,7 +26,9 @@ version=$(tr -d '[:space:]' <"$root/tools/haproxy/debian-version")
 cache=${HAPTIC_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/haptic-tools}/haproxy/$version
 install=$root/.tools/haproxy
 
-runs() { "$install/haproxy" -v 2>/dev/null | grep -q "^HAProxy version $version "; }
+# The first line of `haproxy -v` (read whole: a pipe closed early would fail under pipefail).
+first_line() { local out; out=$("$install/haproxy" -v 2>&1) || true; printf '%s\n' "${out%%$'\n'*}"; }
+runs() { [[ "$(first_line)" == "HAProxy version $version "* ]]; }
 if [ "$(cat "$install/debian-version" 2>/dev/null)" = "$version" ] && runs; then
   exit 0
 fi
@@ -45,8 +47,8 @@ place() {
   mv -T "$staged" "$install"
   mkdir -p "$root/.tools/bin"
   ln -sfn ../haproxy/haproxy "$root/.tools/bin/haproxy"
-  runs || fail "$install/haproxy does not run: $("$install/haproxy" -v 2>&1 | head -n1)"
-  "$install/haproxy" -v | head -n1 >&2
+  runs || fail "$install/haproxy does not run: $(first_line)"
+  first_line >&2
 }
 command -v patchelf >/dev/null || fail "patchelf is missing; run dev/install-system-packages.sh"
 if [ -x "$cache/root/usr/sbin/haproxy" ]; then
