@@ -29,7 +29,12 @@ describe('readEmbeddedCrds', () => {
     /** The paths under `schema` that have no description. */
     function undescribed(schema: unknown, path: string): string[] {
       if (!isRecord(schema)) return [];
-      const own = typeof schema.description === 'string' && schema.description !== '' ? [] : [path];
+      // The API server forbids anything but the type on metadata (kubectl explains it anyway).
+      const exempt = path.endsWith('.metadata');
+      const own =
+        exempt || (typeof schema.description === 'string' && schema.description !== '')
+          ? []
+          : [path];
       const properties = isRecord(schema.properties) ? Object.entries(schema.properties) : [];
       return [
         ...own,
