@@ -264,7 +264,13 @@ async function h2(headers: Record<string, string>): Promise<Answer> {
   }
 }
 
-const refused = { status: 400, body: '400 the Host header is not a host[:port]' };
+// The template's own refusal, or HAProxy 3.0's: it refuses many malformed Hosts while parsing.
+const refused = {
+  status: 400,
+  body: expect.stringMatching(
+    /^400 the Host header is not a host\[:port\]$|<h1>400 Bad request<\/h1>/,
+  ) as unknown as string,
+};
 
 describe('the default template against forged Host headers', () => {
   it('renders a configuration the lint and haproxy -c accept', () => {
