@@ -351,13 +351,23 @@ describe('the default template against forged Host headers', () => {
       status: 200,
       body: 'checkout /checkout/h2',
     });
-    expect(await h2({ ':authority': 'shop.example.com/checkout', ':path': '/internal' })).toEqual(
-      refused,
+    // HAProxy 3.0 resets the stream of a malformed :authority, or of a host header that
+    // disagrees with it, before any rule: refused as well, never routed by the forged value.
+    const reset = { status: 'stream reset' };
+    const h2OrReset = (headers: Parameters<typeof h2>[0]) =>
+      h2(headers).catch((error: unknown) => {
+        if (String(error).includes('NGHTTP2_PROTOCOL_ERROR')) return reset;
+        throw error;
+      });
+    expect([refused, reset]).toContainEqual(
+      await h2OrReset({ ':authority': 'shop.example.com/checkout', ':path': '/internal' }),
     );
-    // HAProxy replaces a host header by the :authority, so a forged host header is not read.
-    expect(
-      await h2({ ':authority': 'shop.example.com', ':path': '/exact', host: 'x/checkout' }),
-    ).toEqual({ status: 200, body: 'exact /exact' });
-    expect(await h2({ ':authority': 'x.example.com/wild', ':path': '/internal' })).toEqual(refused);
+    // HAProxy 2.6 replaced a host header by the :authority, so a forged host header is not read.
+    expect([{ status: 200, body: 'exact /exact' }, reset]).toContainEqual(
+      await h2OrReset({ ':authority': 'shop.example.com', ':path': '/exact', host: 'x/checkout' }),
+    );
+    expect([refused, reset]).toContainEqual(
+      await h2OrReset({ ':authority': 'x.example.com/wild', ':path': '/internal' }),
+    );
   });
 });
