@@ -39,6 +39,6 @@ describe.skipIf(!old)(`haptic on the system Node (v${systemVersion ?? 'none'})`,
 
   it('runs with the Node in .tools/bin', async () => {
     const result = await execa(join(projectRoot, '.tools/bin/node'), [main, 'version']);
-    expect(result.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    expect(result.stdout).toMatch(/^haptic \d+\.\d+\.\d+/);
   });
 });

@@ -209,7 +209,7 @@ describe('the haptic image (make image)', () => {
 
   it("runs the guide's cat and test, and prlimit for the check sandbox", async () => {
     expect((await bundle.run(['cat', '/etc/os-release'])).stdout).toContain(
-      'VERSION_CODENAME=bookworm',
+      'VERSION_CODENAME=trixie',
     );
     expect((await bundle.run(['test', '!', '-e', '/etc/haptic/none'])).exitCode).toBe(0);
     expect((await bundle.run(['test', '-e', '/etc/haptic/none'])).exitCode).toBe(1);
@@ -253,7 +253,7 @@ describe('the image scripts refuse bad input before any work', () => {
       });
       expect([sources.exitCode, sources.stderr]).toEqual([
         2,
-        `image/assemble.sh: apt sources file '${join(out, 'none.sources')}' is missing or empty; set HAPTIC_DEBIAN_SOURCES to a sources file naming a Debian bookworm mirror`,
+        `image/assemble.sh: apt sources file '${join(out, 'none.sources')}' is missing or empty; set HAPTIC_DEBIAN_SOURCES to a sources file naming a Debian trixie mirror`,
       ]);
       expect(existsSync(join(out, 'new'))).toBe(false);
     } finally {
