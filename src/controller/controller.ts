@@ -56,9 +56,9 @@ export async function startController(
   });
   const shared: Shared = { options, clients, metrics: new ControllerMetrics(), logger };
   const { metrics } = shared;
-  metrics.setBuildInfo({
-    version: readPackageVersion(),
-    haproxyVersion: await readHaproxyVersion(),
+  // haproxy -v runs beside the start, not before it: the metric needs no waiting.
+  void readHaproxyVersion().then((haproxyVersion) => {
+    metrics.setBuildInfo({ version: readPackageVersion(), haproxyVersion });
   });
   const lifecycle = new Lifecycle();
   const tls = await startTls(lifecycle, shared);
