@@ -57,6 +57,15 @@ test: build lint typecheck image
 image: setup
 	image/build.sh
 
+## Publishes the image and the chart to an OCI registry of yours (dev/publish.ts):
+## <REGISTRY>/haptic:<version> and oci://<REGISTRY>/charts/haptic, whose default image is that
+## push pinned by digest. PLAIN_HTTP=1 for a registry without TLS.
+REGISTRY ?=
+PLAIN_HTTP ?=
+.PHONY: publish
+publish: image
+	node dev/publish.ts --registry "$(REGISTRY)" $(if $(PLAIN_HTTP),--plain-http)
+
 ## The GitOps lifecycle suite (dev/gitops/lifecycle.ts) on a real node, under the egress guard:
 ## install, repeat sync, upgrade, rejection and forward recovery of four synthetic chart versions
 ## through a real GitOps engine (GITOPS_PROVIDER=flux: source-controller + helm-controller),
