@@ -92,9 +92,7 @@ describe('the published chart', () => {
       values: {},
     });
     const images = new Set(
-      JSON.stringify(objects)
-        .matchAll(/"image":"([^"]+)"/g)
-        .map((match) => match[1]),
+      Array.from(JSON.stringify(objects).matchAll(/"image":"([^"]+)"/g), (match) => match[1]),
     );
     expect([...images]).toEqual([`${repository}@${digest}`]);
   });
