@@ -61,8 +61,8 @@ const pureImports = {
     },
     {
       regex:
-        '^(\\./|\\.\\./certs/)(check-command|renew-command|expiry-sources|replica-reports|reconciler)\\.ts$',
-      message: `${pure}: check-command, renew-command, expiry-sources, replica-reports and reconciler are the certificate provider's Kubernetes I/O; pure code uses the policy files of src/certs.`,
+        '^(\\./|\\.\\./certs/)(check-command|renew-command|expiry-sources|replica-reports|reconciler|webhook-certificate)\\.ts$',
+      message: `${pure}: check-command, renew-command, expiry-sources, replica-reports, reconciler and webhook-certificate are the certificate providers' Kubernetes I/O; pure code uses the policy files of src/certs.`,
     },
   ],
 };
@@ -74,6 +74,7 @@ const certsEdges = [
   'src/certs/expiry-sources.ts',
   'src/certs/replica-reports.ts',
   'src/certs/reconciler.ts',
+  'src/certs/webhook-certificate.ts',
 ];
 
 /** no-restricted-imports sees static imports and re-exports only; src/cli alone loads lazily. */

@@ -5,6 +5,7 @@ import { defaultDeployments } from '../certs/expiry-sources.ts';
 import { parseUtcTimestamp } from '../secrets/utc-timestamp.ts';
 import { addRotateCa } from './certificates-rotate-ca-command.ts';
 import { addStatus } from './certificates-status-command.ts';
+import { addWebhook } from './certificates-webhook-command.ts';
 
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -221,13 +222,16 @@ function addCheck(certificates: Command): void {
     });
 }
 
-/** Adds `certificates renew`, `check`, `status` and `rotate-ca` to the program. */
+/** Adds `certificates renew`, `check`, `status`, `rotate-ca` and `webhook` to the program. */
 export function registerCertificatesCommand(program: Command): void {
   const certificates = program
     .command('certificates')
-    .description('agent certificates: renewal (default provider) and expiry check');
+    .description(
+      "agent certificates: renewal (default provider) and expiry check; the chart's webhook certificate",
+    );
   addRenew(certificates);
   addCheck(certificates);
   addStatus(certificates);
   addRotateCa(certificates);
+  addWebhook(certificates);
 }

@@ -23,13 +23,17 @@ const dayMs = 86_400_000;
 /** How far notBefore is back-dated from `now`, to absorb clock skew between peers. */
 export const backdateMs = 5 * minuteMs;
 
-/** TLS role of a leaf: the agent serves (serverAuth), the controller connects (clientAuth). */
-export type LeafRole = 'agent' | 'controller';
+/**
+ * TLS role of a leaf: the agent and the admission webhook serve (serverAuth), the controller
+ * connects (clientAuth).
+ */
+export type LeafRole = 'agent' | 'controller' | 'webhook';
 
 /** Extended key usage each leaf role carries, and the only one it carries. */
 export const leafPurposes = {
   agent: 'serverAuth',
   controller: 'clientAuth',
+  webhook: 'serverAuth',
 } as const satisfies Record<LeafRole, 'serverAuth' | 'clientAuth'>;
 
 /** A CA certificate together with the private key that signs under it. */
@@ -176,7 +180,7 @@ export async function issueCa(options: IssueCaOptions): Promise<IssuedCertificat
 }
 
 /**
- * Issues an agent (serverAuth) or controller (clientAuth) leaf under `issuer`: DNS SAN
+ * Issues an agent or webhook (serverAuth) or controller (clientAuth) leaf under `issuer`: DNS SAN
  * `dnsName`, keyUsage critical digitalSignature, basicConstraints critical CA:FALSE,
  * authority and subject key identifiers. notAfter never passes the issuer's notAfter.
  */
