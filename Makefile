@@ -11,6 +11,7 @@ tools:
 	dev/install-node.sh
 	dev/install-system-packages.sh
 	dev/install-tools.sh
+	dev/install-checkov.sh
 	dev/install-haproxy.sh
 
 node_modules/.installed: package-lock.json | tools

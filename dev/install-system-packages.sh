@@ -13,6 +13,8 @@ for pair in patchelf:patchelf jq:jq openssl:openssl iptables:iptables ip:iproute
   redis-server:redis-server; do
   command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
+# python3-venv: dev/install-checkov.sh makes checkov's venv with python3 -m venv (ensurepip).
+python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
 $sudo apt-get update -qq

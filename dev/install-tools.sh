@@ -21,6 +21,7 @@ tools=(
   "helm4 helm4 helm.sh/helm/v4/cmd/helm"
   "umoci umoci github.com/opencontainers/umoci/cmd/umoci"
   "registry registry github.com/distribution/distribution/v3/cmd/registry"
+  "kube-score kube-score github.com/zegl/kube-score/cmd/kube-score"
   "source-controller flux github.com/fluxcd/source-controller"
   "helm-controller flux github.com/fluxcd/helm-controller"
   "argocd argocd github.com/argoproj/argo-cd/v3/cmd"

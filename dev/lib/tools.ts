@@ -17,6 +17,7 @@ export type PinnedTool =
   | 'helm4'
   | 'umoci'
   | 'registry'
+  | 'kube-score'
   | 'source-controller'
   | 'helm-controller'
   | 'argocd'
