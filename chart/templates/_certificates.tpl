@@ -7,10 +7,11 @@ Agent TLS (haproxy.agent.tls), exactly one provider per release:
   cert-manager  certManager.enabled    Certificates (and, with createIssuer, a private CA)
   default       otherwise              bootstrap Job + CronJob running `haptic certificates renew`
 
-Webhook serving certificate (controller.webhook):
+Webhook serving certificate (controller.webhook), when enabled:
   cert-manager  certManager.enabled    chart-created self-signed CA; caBundle injected
   external      secretName (+ caBundle)
-  none          neither                the webhook is not registered
+  default       neither                hook Job `haptic certificates webhook`: own CA, caBundle set
+  none          enabled: false         the webhook is not registered
 
 Default frontend certificate (defaultSSLCertificate):
   cert-manager  certManager.enabled (null follows controller.webhook.certManager.enabled)
@@ -155,16 +156,23 @@ renewal expires before the old root does.
 {{- printf "%dh" (mul (int .Values.haproxy.agent.tls.certValidityDays) 48) -}}
 {{- end -}}
 
-{{/* Webhook certificate source: "cert-manager", "external" or "". */}}
+{{/* Webhook certificate source: "cert-manager", "external", "default" or "" (no webhook). */}}
 {{- define "haptic.webhook.source" -}}
 {{- $webhook := .Values.controller.webhook -}}
-{{- if $webhook.certManager.enabled -}}cert-manager
+{{- if not $webhook.enabled -}}
+{{- else if $webhook.certManager.enabled -}}cert-manager
 {{- else if $webhook.secretName -}}external
+{{- else -}}default
 {{- end -}}
 {{- end -}}
 
+{{/* The default source has a Secret name of its own: providers change with Secret names. */}}
 {{- define "haptic.webhook.secretName" -}}
+{{- if eq (include "haptic.webhook.source" .) "default" -}}
+{{- include "haptic.componentName" (list . "webhook-default-tls") -}}
+{{- else -}}
 {{- .Values.controller.webhook.secretName | default (include "haptic.componentName" (list . "webhook-tls")) -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Non-empty when the default frontend certificate comes from cert-manager. */}}

@@ -114,6 +114,7 @@ GitOps guide's `kubectl logs job/haptic-haptic-pre-rollout` expects.
 {{- define "haptic.webhook.serviceName" -}}{{ include "haptic.componentName" (list . "webhook") }}{{- end -}}
 {{- define "haptic.crds.fullname" -}}{{ include "haptic.componentName" (list . "crds") }}{{- end -}}
 {{- define "haptic.agentBootstrap.fullname" -}}{{ include "haptic.componentName" (list . "agent-bootstrap") }}{{- end -}}
+{{- define "haptic.webhookCertificate.fullname" -}}{{ include "haptic.componentName" (list . "webhook-certificate") }}{{- end -}}
 {{- define "haptic.agentRenewal.fullname" -}}
 {{- include "haptic.suffixedName" (list (include "haptic.fullname" .) "agent-renewal" 52) -}}
 {{- end -}}

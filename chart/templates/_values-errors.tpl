@@ -72,7 +72,7 @@ complete list at once. values.schema.json handles types, ranges and unknown keys
 {{- $errors = append $errors "controller.webhook.caBundle is required with an external controller.webhook.secretName: set it to the base64-encoded PEM CA that signed the webhook certificate, or enable controller.webhook.certManager." -}}
 {{- end -}}
 {{- if and $webhook.clientAuth.caSecretName (not (include "haptic.webhook.source" .)) -}}
-{{- $errors = append $errors "controller.webhook.clientAuth.caSecretName is set but no webhook is served: give the webhook a serving certificate (controller.webhook.certManager.enabled, or secretName with caBundle), or remove clientAuth.caSecretName." -}}
+{{- $errors = append $errors "controller.webhook.clientAuth.caSecretName is set but no webhook is served (controller.webhook.enabled is false): enable the webhook, or remove clientAuth.caSecretName." -}}
 {{- end -}}
 
 {{- /* A disruption budget names one bound, and one that lets a node drain evict a Pod. */ -}}

@@ -31,7 +31,33 @@ describe('release plan', () => {
       ['issuer', 'haptic-agent-ca', 'default'],
       ['server', 'haptic-agent-server-tls', 'default'],
       ['client', 'haptic-agent-client-tls', 'default'],
+      ['webhook', 'haptic-webhook-default-tls', 'default'],
     ]);
+    expect(p.webhookSource).toBe('default');
+  });
+
+  it('names the chart’s own webhook Secret apart from cert-manager’s, and none without a webhook', () => {
+    const names = (flat: Record<string, unknown>) =>
+      plan('haptic', flat)
+        .secrets.filter((s) => s.role === 'webhook')
+        .map((s) => [s.name, s.provider, s.source]);
+    expect(names({})).toEqual([
+      [
+        'haptic-webhook-default-tls',
+        'default',
+        "the chart's webhook certificate (controller.webhook)",
+      ],
+    ]);
+    expect(names({ 'controller.webhook.certManager.enabled': true })).toEqual([
+      ['haptic-webhook-tls', 'cert-manager', 'controller.webhook.secretName'],
+    ]);
+    expect(names({ 'controller.webhook.secretName': 'mine' })).toEqual([
+      ['mine', 'external', 'controller.webhook.secretName'],
+    ]);
+    expect(
+      names({ 'controller.webhook.enabled': false, 'controller.webhook.secretName': 'mine' }),
+    ).toEqual([]);
+    expect(plan('haptic', { 'controller.webhook.enabled': false }).webhookSource).toBe('none');
   });
 
   it('prefixes other release names with the chart name', () => {
@@ -66,6 +92,7 @@ describe('release plan', () => {
     expect(p.secrets.map((s) => [s.role, s.name, s.provider])).toEqual([
       ['server', 'agent-id', 'external'],
       ['credentials', 'creds', undefined],
+      ['webhook', 'haptic-webhook-default-tls', 'default'],
     ]);
   });
 

@@ -30,7 +30,8 @@ export interface ReleasePlan {
   readonly namespace: string;
   readonly fullname: string;
   readonly agentProvider: AgentTlsProvider;
-  readonly webhookSource: 'cert-manager' | 'external' | 'none';
+  /** Where the webhook's serving certificate comes from (the chart's haptic.webhook.source). */
+  readonly webhookSource: 'cert-manager' | 'external' | 'default' | 'none';
   /** Every Secret the release names, in the chart's order; empty names left out. */
   readonly secrets: readonly PlannedSecret[];
   /** DNS SANs of the agent (server) and controller (client) identities. */
@@ -50,8 +51,19 @@ export function agentTlsProvider(values: ReleaseValues): AgentTlsProvider {
 }
 
 function webhookSource(values: ReleaseValues): ReleasePlan['webhookSource'] {
+  if (!values.webhook.enabled) return 'none';
   if (values.webhook.certManager) return 'cert-manager';
-  return values.webhook.secretName === '' ? 'none' : 'external';
+  return values.webhook.secretName === '' ? 'default' : 'external';
+}
+
+/** The webhook's Secret: the default source has a name of its own (providers change with names). */
+function webhookSecretName(
+  values: ReleaseValues,
+  source: ReleasePlan['webhookSource'],
+  component: (suffix: string) => string,
+): string {
+  if (source === 'default') return component('webhook-default-tls');
+  return values.webhook.secretName === '' ? component('webhook-tls') : values.webhook.secretName;
 }
 
 function agentSecrets(
@@ -114,10 +126,13 @@ export function planRelease(
   });
   if (webhook !== 'none') {
     secrets.push({
-      name: values.webhook.secretName === '' ? component('webhook-tls') : values.webhook.secretName,
+      name: webhookSecretName(values, webhook, component),
       role: 'webhook',
       provider: webhook,
-      source: 'controller.webhook.secretName',
+      source:
+        webhook === 'default'
+          ? "the chart's webhook certificate (controller.webhook)"
+          : 'controller.webhook.secretName',
       readable: true,
     });
   }

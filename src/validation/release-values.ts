@@ -33,6 +33,8 @@ export interface ReleaseValues {
   readonly fullnameOverride: string;
   readonly credentialsSecret: string;
   readonly webhook: {
+    /** controller.webhook.enabled: false registers no webhook, whatever the source. */
+    readonly enabled: boolean;
     readonly secretName: string;
     readonly caBundle: string;
     readonly certManager: boolean;
@@ -84,6 +86,7 @@ export function readReleaseValues(values: unknown): ReleaseValues {
     fullnameOverride: text(values, ['fullnameOverride']),
     credentialsSecret: text(values, ['credentials', 'existingSecret']),
     webhook: {
+      enabled: flag(values, ['controller', 'webhook', 'enabled']),
       secretName: text(values, ['controller', 'webhook', 'secretName']),
       caBundle: text(values, ['controller', 'webhook', 'caBundle']),
       certManager: flag(values, ['controller', 'webhook', 'certManager', 'enabled']),

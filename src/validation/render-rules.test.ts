@@ -6,13 +6,14 @@ import { checkRenderedMounts } from './render-rules.ts';
 
 const plan = planRelease('haptic', 'haptic', readReleaseValues(chartDefaults()));
 
-function deployment(name: string, secretName: string) {
+/** A Deployment mounting `secretName` as agent-tls, and `webhook` as webhook-tls when given. */
+function deployment(name: string, secretName: string, webhook?: string) {
+  const volumes = [{ name: 'agent-tls', secret: { secretName } }];
+  if (webhook !== undefined) volumes.push({ name: 'webhook-tls', secret: { secretName: webhook } });
   return {
     kind: 'Deployment',
     metadata: { name },
-    body: {
-      spec: { template: { spec: { volumes: [{ name: 'agent-tls', secret: { secretName } }] } } },
-    },
+    body: { spec: { template: { spec: { volumes } } } },
   };
 }
 
@@ -20,7 +21,7 @@ describe('rendered mounts', () => {
   it('accept Deployments that mount the planned identity Secrets', () => {
     expect(
       checkRenderedMounts(plan, [
-        deployment('haptic-controller', 'haptic-agent-client-tls'),
+        deployment('haptic-controller', 'haptic-agent-client-tls', 'haptic-webhook-default-tls'),
         deployment('haptic-haproxy', 'haptic-agent-server-tls'),
       ]),
     ).toEqual([]);
@@ -28,7 +29,7 @@ describe('rendered mounts', () => {
 
   it('reject a rendered chart that mounts another Secret than the validator checked', () => {
     const found = checkRenderedMounts(plan, [
-      deployment('haptic-controller', 'haptic-agent-client-tls'),
+      deployment('haptic-controller', 'haptic-agent-client-tls', 'haptic-webhook-default-tls'),
       deployment('haptic-haproxy', 'something-else'),
     ]);
     expect(found).toEqual([

@@ -19,17 +19,18 @@ const chart = {
   schema: compileValuesSchema(chartSchema()),
 };
 
+/** The Deployments as the chart's defaults render them: their agent-tls and webhook-tls mounts. */
 const rendered: RenderedObjectView[] = [
-  'controller:haptic-agent-client-tls',
+  'controller:haptic-agent-client-tls:haptic-webhook-default-tls',
   'haproxy:haptic-agent-server-tls',
 ].map((entry) => {
-  const [component = '', secretName = ''] = entry.split(':');
+  const [component = '', secretName = '', webhook] = entry.split(':');
+  const volumes = [{ name: 'agent-tls', secret: { secretName } }];
+  if (webhook !== undefined) volumes.push({ name: 'webhook-tls', secret: { secretName: webhook } });
   return {
     kind: 'Deployment',
     metadata: { name: `haptic-${component}` },
-    body: {
-      spec: { template: { spec: { volumes: [{ name: 'agent-tls', secret: { secretName } }] } } },
-    },
+    body: { spec: { template: { spec: { volumes } } } },
   };
 });
 
@@ -91,7 +92,11 @@ describe('validateRelease', () => {
     expect(trace.reads).toEqual([
       {
         namespace: 'haptic',
-        secrets: ['haptic-agent-server-tls', 'haptic-agent-client-tls'],
+        secrets: [
+          'haptic-agent-server-tls',
+          'haptic-agent-client-tls',
+          'haptic-webhook-default-tls',
+        ],
         metadataOnly: ['haptic-agent-ca'],
         deployments: { server: 'haptic-haproxy', client: 'haptic-controller' },
       },

@@ -121,14 +121,24 @@ describe.each(helmBinaries)('the controller as the chart exposes it (%s)', (bina
     },
   );
 
-  it('closes every controller port to Pods by default, and serves no webhook rule without a webhook', async () => {
+  it('opens only the webhook port by default, and no port at all without a webhook', async () => {
     const objects = await renderMode(binary, chartModes.default);
     const policy = findObject(objects, 'NetworkPolicy', 'haptic-controller');
     expect(policy.metadata.namespace).toBe('haptic');
+    // Neither apiServerCIDRs nor podCIDRs: the chart cannot tell the API server from a Pod.
     expect(policy.body.spec).toEqual({
       podSelector: { matchLabels: controllerLabels },
-      policyTypes: ['Ingress'],
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ ports: [{ port: 'webhook', protocol: 'TCP' }] }],
+      // Outbound: anywhere, the API server's address being the cluster's.
+      egress: [{}],
+    });
+    const closed = await renderMode(binary, { controller: { webhook: { enabled: false } } });
+    expect(findObject(closed, 'NetworkPolicy', 'haptic-controller').body.spec).toEqual({
+      podSelector: { matchLabels: controllerLabels },
+      policyTypes: ['Ingress', 'Egress'],
       ingress: [],
+      egress: [{}],
     });
     // The policy selects the controller pods and names ports they have.
     const deployment = findObject(objects, 'Deployment', 'haptic-controller');
@@ -202,7 +212,7 @@ describe.each(helmBinaries)('the controller as the chart exposes it (%s)', (bina
   it('lets health through to the peers given', async () => {
     const prober = { podSelector: { matchLabels: { app: 'prober' } } };
     const objects = await renderMode(binary, {
-      controller: { networkPolicy: { healthFrom: [prober] } },
+      controller: { webhook: { enabled: false }, networkPolicy: { healthFrom: [prober] } },
     });
     expect(ingressOf(objects)).toEqual([
       { ports: [{ port: 'health', protocol: 'TCP' }], from: [prober] },
@@ -227,7 +237,8 @@ describe.each(helmBinaries)('the controller as the chart exposes it (%s)', (bina
       expect(policy.metadata.namespace).toBe('haptic');
       expect(policy.body.spec).toEqual({
         podSelector: { matchLabels: haproxyLabels },
-        policyTypes: ['Ingress'],
+        policyTypes: ['Ingress', 'Egress'],
+        egress: [{}],
         ingress: [
           {
             ports: [

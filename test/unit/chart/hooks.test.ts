@@ -56,7 +56,7 @@ function podTemplate(body: Readonly<Record<string, unknown>>): PodTemplate {
 }
 
 describe.each(helmBinaries)('hooks rendered by %s', (binary) => {
-  it('run CRDs, then pre-rollout validation, then the certificate bootstrap', async () => {
+  it('run CRDs, then pre-rollout validation, then the certificate bootstrap, then the webhook certificate', async () => {
     const objects = await renderMode(binary, chartModes.default);
     const hooks = objects
       .filter((o) => o.hook !== undefined)
@@ -76,14 +76,67 @@ describe.each(helmBinaries)('hooks rendered by %s', (binary) => {
       [-10, 'Role/haptic-agent-bootstrap'],
       [-10, 'RoleBinding/haptic-agent-bootstrap'],
       [-5, 'Job/haptic-agent-bootstrap'],
+      [0, 'ServiceAccount/haptic-webhook-certificate'],
+      [0, 'ClusterRole/haptic-haptic-webhook-certificate'],
+      [0, 'ClusterRoleBinding/haptic-haptic-webhook-certificate'],
+      [0, 'Role/haptic-webhook-certificate'],
+      [0, 'RoleBinding/haptic-webhook-certificate'],
+      [5, 'Job/haptic-webhook-certificate'],
     ]);
   });
 
   it('are all pre-install,pre-upgrade, replaced before creation and kept when they fail', async () => {
     const objects = await renderMode(binary, chartModes.default);
-    for (const hook of objects.flatMap((o) => (o.hook === undefined ? [] : [o.hook]))) {
-      expect(hook.events).toEqual(['pre-install', 'pre-upgrade']);
+    const hooks = objects.flatMap((o) => (o.hook === undefined ? [] : [[o, o.hook] as const]));
+    for (const [object, hook] of hooks) {
+      // The webhook certificate runs after the release's objects too: on a first install
+      // its registration, whose caBundle it sets, exists only then.
+      expect(hook.events).toEqual(
+        object.metadata.name.endsWith('webhook-certificate')
+          ? ['pre-install', 'pre-upgrade', 'post-install', 'post-upgrade']
+          : ['pre-install', 'pre-upgrade'],
+      );
       expect(hook.deletePolicies).toEqual(['before-hook-creation', 'hook-succeeded']);
+    }
+  });
+
+  it('give the webhook certificate Job its Secret, Service and registration, and nothing more', async () => {
+    const objects = await renderMode(binary, chartModes.default);
+    const job = podTemplate(findObject(objects, 'Job', 'haptic-webhook-certificate').body);
+    expect(job.spec.serviceAccountName).toBe('haptic-webhook-certificate');
+    expect(job.spec.containers[0]?.args).toEqual([
+      'certificates',
+      'webhook',
+      '--namespace=haptic',
+      '--secret=haptic-webhook-default-tls',
+      '--service=haptic-webhook',
+      '--webhook-configuration=haptic-haptic-webhook',
+    ]);
+    expect(findObject(objects, 'Role', 'haptic-webhook-certificate').body.rules).toEqual([
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        resourceNames: ['haptic-webhook-default-tls'],
+        verbs: ['get', 'update'],
+      },
+    ]);
+    expect(
+      findObject(objects, 'ClusterRole', 'haptic-haptic-webhook-certificate').body.rules,
+    ).toEqual([
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['validatingwebhookconfigurations'],
+        resourceNames: ['haptic-haptic-webhook'],
+        verbs: ['get', 'update'],
+      },
+    ]);
+    for (const values of [
+      { controller: { webhook: { enabled: false } } },
+      { controller: { webhook: { certManager: { enabled: true } } } },
+    ]) {
+      const other = await renderMode(binary, values);
+      expect(other.filter((o) => o.metadata.name.endsWith('webhook-certificate'))).toEqual([]);
     }
   });
 

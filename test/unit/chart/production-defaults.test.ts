@@ -205,6 +205,7 @@ describe.each(helmBinaries)('production defaults rendered by %s', (binary) => {
       'Job/haptic-agent-bootstrap',
       'Job/haptic-crds',
       'Job/haptic-haptic-pre-rollout',
+      'Job/haptic-webhook-certificate',
     ]);
     for (const job of jobs) expect(podSpec(job)).toMatchObject(placement);
     const defaults = (await renderMode(binary, {})).filter(
@@ -230,9 +231,11 @@ describe.each(helmBinaries)('production defaults rendered by %s', (binary) => {
       };
       policyTypes: string[];
       ingress?: unknown;
+      egress: unknown;
     };
-    expect(spec.policyTypes).toEqual(['Ingress']);
+    expect(spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(spec.ingress).toBeUndefined();
+    expect(spec.egress).toEqual([{}]);
     const [expression] = spec.podSelector.matchExpressions;
     const selects = (labels: Record<string, string>) =>
       Object.entries(spec.podSelector.matchLabels).every(([k, v]) => labels[k] === v) &&
@@ -255,6 +258,27 @@ describe.each(helmBinaries)('production defaults rendered by %s', (binary) => {
     }
     const disabled = await renderMode(binary, { jobs: { networkPolicy: { enabled: false } } });
     expect(disabled.some((o) => o.metadata.name === 'haptic-jobs')).toBe(false);
+  });
+
+  it("restricts every pod's outbound traffic to the egress rules the values give", async () => {
+    const dns = {
+      ports: [
+        { port: 53, protocol: 'UDP' },
+        { port: 53, protocol: 'TCP' },
+      ],
+    };
+    const apiServer = { to: [{ ipBlock: { cidr: '10.0.0.10/32' } }], ports: [{ port: 6443 }] };
+    const backends = { to: [{ namespaceSelector: { matchLabels: { tier: 'backend' } } }] };
+    const objects = await renderMode(binary, {
+      controller: { networkPolicy: { egress: [dns, apiServer] } },
+      haproxy: { networkPolicy: { egress: [dns, backends] } },
+      jobs: { networkPolicy: { egress: [apiServer] } },
+    });
+    const egressOf = (name: string) =>
+      (findObject(objects, 'NetworkPolicy', name).body.spec as { egress: unknown }).egress;
+    expect(egressOf('haptic-controller')).toEqual([dns, apiServer]);
+    expect(egressOf('haptic-haproxy')).toEqual([dns, backends]);
+    expect(egressOf('haptic-jobs')).toEqual([apiServer]);
   });
 
   it('renders the HAProxy Service knobs', async () => {

@@ -120,6 +120,16 @@ const schemaViolations: readonly (readonly [string, Record<string, unknown>, str
     "at '/haproxy/service/loadBalancerSourceRanges/0'",
   ],
   [
+    'an egress rule with a misspelt key',
+    { controller: { networkPolicy: { egress: [{ too: [] }] } } },
+    "at '/controller/networkPolicy/egress/0': additional properties 'too' not allowed",
+  ],
+  [
+    'an egress port out of range',
+    { jobs: { networkPolicy: { egress: [{ ports: [{ port: 70000 }] }] } } },
+    "at '/jobs/networkPolicy/egress/0/ports/0/port'",
+  ],
+  [
     'an unknown key among the Job settings',
     { jobs: { nodeSelectors: {} } },
     "at '/jobs': additional properties 'nodeSelectors' not allowed",

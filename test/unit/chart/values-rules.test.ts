@@ -80,8 +80,12 @@ const rules: readonly (readonly [string, Record<string, unknown>, string])[] = [
   ],
   [
     'client-certificate authentication without a served webhook',
-    { controller: { webhook: { clientAuth: { caSecretName: 'apiserver-client-ca' } } } },
-    'controller.webhook.clientAuth.caSecretName is set but no webhook is served: give the webhook a serving certificate (controller.webhook.certManager.enabled, or secretName with caBundle), or remove clientAuth.caSecretName.',
+    {
+      controller: {
+        webhook: { enabled: false, clientAuth: { caSecretName: 'apiserver-client-ca' } },
+      },
+    },
+    'controller.webhook.clientAuth.caSecretName is set but no webhook is served (controller.webhook.enabled is false): enable the webhook, or remove clientAuth.caSecretName.',
   ],
   [
     'the credentials Secret reused as the frontend certificate',

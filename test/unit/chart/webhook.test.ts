@@ -135,8 +135,10 @@ describe.each(helmBinaries)('the ValidatingWebhookConfiguration rendered by %s',
     findObject(objects, 'Certificate', 'haptic-webhook');
   });
 
-  it('is not registered without a serving certificate', async () => {
-    const objects = await renderMode(binary, chartModes.default);
+  it('is not registered when turned off, whatever the certificate source', async () => {
+    const objects = await renderMode(binary, {
+      controller: { webhook: { enabled: false, certManager: { enabled: true } } },
+    });
     expect(
       objects.filter(
         (o) => /Webhook|^Service$/.test(o.kind) && o.metadata.name.includes('webhook'),
@@ -144,6 +146,27 @@ describe.each(helmBinaries)('the ValidatingWebhookConfiguration rendered by %s',
     ).toEqual([]);
     const controller = JSON.stringify(findObject(objects, 'Deployment', 'haptic-controller').body);
     expect(controller).not.toContain('webhook-tls');
+  });
+
+  it('is registered by default with the chart’s own certificate: no caBundle rendered, the Job sets it', async () => {
+    const objects = await renderMode(binary, chartModes.default);
+    const configuration = findObject(
+      objects,
+      'ValidatingWebhookConfiguration',
+      'haptic-haptic-webhook',
+    );
+    // Offline renders hold no certificate: the caBundle is the hook Job's to write, not
+    // cert-manager's CA injector.
+    expect(configuration.metadata.annotations).not.toHaveProperty('cert-manager.io/inject-ca-from');
+    expect(webhooksOf(configuration.body).length).toBeGreaterThan(0);
+    for (const webhook of webhooksOf(configuration.body)) {
+      expect(webhook.clientConfig).not.toHaveProperty('caBundle');
+    }
+    const volumes = JSON.stringify(findObject(objects, 'Deployment', 'haptic-controller').body);
+    expect(volumes).toContain(
+      '{"name":"webhook-tls","secret":{"secretName":"haptic-webhook-default-tls"',
+    );
+    findObject(objects, 'Job', 'haptic-webhook-certificate');
   });
 
   it('serves through a Service on the controller pods and mounts the serving Secret', async () => {
