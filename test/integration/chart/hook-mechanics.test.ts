@@ -34,6 +34,11 @@ function chartWithStandInHooks(): string {
     '- {{ ternary "no-such-command" "version" (eq .Values.haproxy.image.tag "reject") }}\n',
   );
   replace(
+    'webhook-certificate-job.yaml',
+    /- certificates\n\s+- webhook\n(\s+- --[^\n]+\n)+/,
+    '- version\n',
+  );
+  replace(
     '_certificates.tpl',
     /- certificates\n- renew\n(- --[^\n]+\n)+- --validity-days=[^\n]+/,
     '- version',
@@ -59,6 +64,9 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
       completed('haptic-crds'),
       completed('haptic-haptic-pre-rollout'),
       completed('haptic-agent-bootstrap'),
+      // The webhook's certificate, before the release's objects and again after them.
+      completed('haptic-webhook-certificate'),
+      completed('haptic-webhook-certificate'),
     ];
 
     const install = await helm(['install', 'haptic', ...base], binary);
@@ -90,7 +98,7 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
     expect(rejected.exitCode).not.toBe(0);
     expect(rejected.stderr).toContain('haptic-haptic-pre-rollout');
     await expect
-      .poll(async () => (await jobOutcomes(ns)).slice(3), eventArrival)
+      .poll(async () => (await jobOutcomes(ns)).slice(hooks.length), eventArrival)
       .toEqual([completed('haptic-crds'), { job: 'haptic-haptic-pre-rollout', outcome: 'failed' }]);
     // The failed Job stays for `kubectl logs`; the release objects are untouched.
     expect(await jobLog(ns, 'haptic-haptic-pre-rollout')).toContain(
@@ -114,7 +122,9 @@ describe.each(['helm', 'helm4'] as const)('hook wiring under %s', (binary) => {
       binary,
     );
     expect(forward.exitCode).toBe(0);
-    await expect.poll(async () => (await jobOutcomes(ns)).slice(5), eventArrival).toEqual(hooks);
+    await expect
+      .poll(async () => (await jobOutcomes(ns)).slice(hooks.length + 2), eventArrival)
+      .toEqual(hooks);
     expect(await deploymentState(ns)).not.toBe(before);
     expect((await helm(['uninstall', 'haptic', '-n', ns], binary)).exitCode).toBe(0);
   });

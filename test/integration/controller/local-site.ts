@@ -52,6 +52,7 @@ export interface SiteOptions {
   /**
    * Register the chart's admission webhook: the site creates a serving certificate for the
    * webhook Service in a Secret and passes it with its CA bundle (controller.webhook.*).
+   * Otherwise the site has no webhook (controller.webhook.enabled=false).
    */
   readonly webhook?: boolean;
   /** More `helm install` arguments, e.g. `--set` pairs. */
@@ -110,7 +111,13 @@ export class LocalSite {
   static async start(prefix: string, options: SiteOptions = {}): Promise<LocalSite> {
     const namespace = await createTestNamespace(prefix);
     const site = new LocalSite(namespace);
-    const webhook = options.webhook === true ? await site.webhookValues() : [];
+    // Without the option, no webhook (the chart's default registers one with its own
+    // certificate): tests create Ingresses the webhook would deny, to see what the controller
+    // does with them.
+    const webhook =
+      options.webhook === true
+        ? await site.webhookValues()
+        : ['--set', 'controller.webhook.enabled=false'];
     const install = await helm([
       ...['install', 'haptic', join(projectRoot, 'chart'), '-n', namespace],
       ...['--set', `ingressClass.name=${site.ingressClass}`],
@@ -173,6 +180,7 @@ export class LocalSite {
       `--key=${join(dir, 'tls.key')}`,
     ]);
     return [
+      ...['--set', 'controller.webhook.enabled=true'],
       ...['--set', 'controller.webhook.secretName=haptic-webhook-tls'],
       ...['--set', `controller.webhook.caBundle=${Buffer.from(material.caPem).toString('base64')}`],
     ];
