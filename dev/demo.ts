@@ -1,9 +1,9 @@
 // make demo: the chart as a user runs it, on the real node (dev/lib/local-node.ts): the product
-// image imported, a webhook serving certificate in a Secret, `helm install` (hooks run as Jobs),
+// image imported, `helm install` (hooks run as Jobs, one of them issuing the webhook's certificate),
 // both Deployments rolled out, a sample backend Deployment + Service + TLS Ingress; then the
 // webhook's denial of a bad Ingress, the HTTP and HTTPS answers through both HAProxy Pods and
 // `kubectl get pods`. Ctrl-C stops everything.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -15,7 +15,6 @@ import { projectRoot, toolPath } from './lib/tools.ts';
 
 const namespace = 'haptic';
 const host = 'demo.localdev.me';
-const webhookService = `haptic-webhook.${namespace}.svc`;
 const dir = join(projectRoot, '.demo');
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
@@ -36,29 +35,6 @@ const stopAll = async (code: number): Promise<never> => {
 };
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
-
-/** A CA and a serving certificate for `name` signed by it (openssl), in `certDir`. */
-async function webhookCertificate(certDir: string, name: string): Promise<void> {
-  mkdirSync(certDir, { recursive: true });
-  const file = (base: string): string => join(certDir, base);
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await execa('openssl', [
-    ...['req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.crt')],
-    ...['-days', '7', '-subj', '/CN=haptic demo webhook CA'],
-  ]);
-  await execa('openssl', [
-    ...['req', ...ec, '-keyout', file('tls.key'), '-out', file('tls.csr'), '-subj', `/CN=${name}`],
-  ]);
-  writeFileSync(
-    file('extensions.cnf'),
-    `subjectAltName=DNS:${name}\nextendedKeyUsage=serverAuth\n`,
-  );
-  await execa('openssl', [
-    ...['x509', '-req', '-in', file('tls.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key')],
-    ...['-CAcreateserial', '-days', '7', '-out', file('tls.crt')],
-    ...['-extfile', file('extensions.cnf')],
-  ]);
-}
 
 /** A self-signed certificate for the demo host, in `certDir`. */
 async function hostCertificate(certDir: string): Promise<void> {
@@ -117,23 +93,11 @@ try {
     execa(toolPath('kubectl'), args, { env, ...(input === undefined ? {} : { input }) });
   say(`node Ready in ${seconds(started)} at ${local.node.server}; ${local.image} imported`);
 
-  const webhookDir = join(dir, 'webhook-tls');
-  await webhookCertificate(webhookDir, webhookService);
-  await kubectl(['create', 'namespace', namespace]);
-  await kubectl([
-    ...['create', 'secret', 'tls', 'haptic-webhook-tls', '-n', namespace],
-    `--cert=${join(webhookDir, 'tls.crt')}`,
-    `--key=${join(webhookDir, 'tls.key')}`,
-  ]);
-  const caBundle = readFileSync(join(webhookDir, 'ca.crt')).toString('base64');
   const installed = performance.now();
+  // The README's install: the chart issues the webhook's serving certificate itself (a hook Job).
   await execa(
     toolPath('helm'),
-    [
-      ...['install', 'haptic', join(projectRoot, 'chart'), '-n', namespace],
-      ...['--set', 'controller.webhook.secretName=haptic-webhook-tls'],
-      ...['--set', `controller.webhook.caBundle=${caBundle}`],
-    ],
+    [...['install', 'haptic', join(projectRoot, 'chart'), '-n', namespace], '--create-namespace'],
     { env, stdout: 'inherit', stderr: 'inherit' },
   );
   for (const deployment of ['haptic-controller', 'haptic-haproxy']) {

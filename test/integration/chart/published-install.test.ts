@@ -139,5 +139,46 @@ describe('the README quick start: make publish, then helm install from the regis
     expect(requests.join('\n')).toMatch(
       new RegExp(`"(GET|HEAD) /v2/haptic/manifests/${digest} HTTP/1\\.1" 200 `),
     );
+
+    // The admission webhook is on without any certificate value: the hook Job issued its
+    // serving certificate and set the registration's caBundle, and the API server reaches it.
+    const caBundles = await kubectl([
+      ...['get', 'validatingwebhookconfiguration', `${ns}-haptic-webhook`],
+      ...['-o', 'jsonpath={.webhooks[*].clientConfig.caBundle}'],
+    ]);
+    const ca = await kubectl([
+      ...['get', 'secret', 'haptic-webhook-default-tls', '-n', ns],
+      ...['-o', 'jsonpath={.data.ca\\.crt}'],
+    ]);
+    expect(ca.stdout).not.toBe('');
+    expect(new Set(caBundles.stdout.split(' '))).toEqual(new Set([ca.stdout]));
+    const badIngress = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name: 'bad', namespace: ns },
+      spec: {
+        ingressClassName: ns,
+        rules: [
+          {
+            host: 'bad.localdev.me',
+            http: {
+              paths: [
+                {
+                  path: '/a b',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'web', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    const denied = await kubectl(
+      ['apply', '--dry-run=server', '-f', '-'],
+      JSON.stringify(badIngress),
+    );
+    expect(denied.exitCode).not.toBe(0);
+    expect(denied.stderr).toMatch(/admission webhook "[^"]+" denied the request/);
   }, 420_000);
 });
