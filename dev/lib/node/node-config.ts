@@ -156,6 +156,12 @@ export function renderKubeletConfig(
     clusterDomain: 'cluster.local',
     resolvConf: files.resolvConf,
     podLogsDir: layout.podLogs,
+    // The images the node imports itself are never checked for pull credentials. The default
+    // (NeverVerifyPreloadedImages) stops treating an imported image as preloaded once the
+    // kubelet pulls the same image under another name (the published chart's image, by digest
+    // from the local registry), and then tries to pull localhost/haptic, which no registry has.
+    imagePullCredentialsVerificationPolicy: 'NeverVerifyAllowlistedImages',
+    preloadedImagesVerificationAllowlist: ['localhost/*', 'haptic.local/*'],
     imageGCHighThresholdPercent: 100,
     imageGCLowThresholdPercent: 99,
     evictionHard: {

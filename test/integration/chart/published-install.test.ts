@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { startOciRegistry, type OciRegistry } from '../../../dev/gitops/oci-registry.ts';
-import { containerdSocket } from '../../../dev/lib/node/node-config.ts';
 import { nodeNetns } from '../../../dev/lib/node/node-network.ts';
 import { projectRoot, toolPath } from '../../../dev/lib/tools.ts';
 import { readChartMetadata, embeddedChartDir } from '../../../src/render/index.ts';
@@ -66,10 +65,6 @@ describe('the README quick start: make publish, then helm install from the regis
     const digest = /^Published \S+@(sha256:[a-f0-9]{64})$/m.exec(publish.stdout)?.[1] ?? '';
     expect(digest).not.toBe('');
     const image = `${endpoint}/haptic@${digest}`;
-    // A node that never ran this reference (an earlier run of this test may have left it).
-    await execa('ctr', ['--address', containerdSocket, '-n', 'k8s.io', 'images', 'rm', image], {
-      reject: false,
-    });
 
     const ns = await createTestNamespace('published');
     const { version } = readChartMetadata(embeddedChartDir());
@@ -88,6 +83,10 @@ describe('the README quick start: make publish, then helm install from the regis
       ...args,
       '--plain-http',
       ...['--set', `ingressClass.name=${ns}`, '--set', 'controller.replicas=1'],
+      // Every Pod resolves the digest at the registry, even on a node that already holds the
+      // image (imported for the other tests as localhost/haptic), without removing anything
+      // from the node's containerd that the other tests' Pods use.
+      ...['--set', 'image.pullPolicy=Always'],
     ]);
     expect(install.exitCode, install.stderr).toBe(0);
     // helm reports the chart it pulled, and nothing else.
