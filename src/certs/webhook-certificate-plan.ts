@@ -37,7 +37,12 @@ export interface WebhookSecretView {
 export type WebhookCertificateDecision =
   /** The Secret serves `dnsName` under its ca.crt for more than the renewal margin. */
   | { readonly action: 'keep'; readonly trust: readonly Certificate[] }
-  /** Issue a new CA and leaf; `previousTrust` stays in ca.crt beside the new CA. */
+  /**
+   * Issue a new CA and leaf; `previousTrust` stays in ca.crt beside the new CA: the still-valid
+   * CAs of the old ca.crt and of the registration's caBundles, so that whatever certificate
+   * the running controller serves (the old one, or another source's before a switch) stays
+   * trusted until the new one is mounted.
+   */
   | {
       readonly action: 'issue';
       readonly reason: string;
@@ -50,19 +55,30 @@ export interface WebhookCertificateInput {
   readonly secret: WebhookSecretView | undefined;
   /** `<service>.<namespace>.svc`, the name the API server calls. */
   readonly dnsName: string;
+  /** The CAs each webhook of the registration trusts now (its caBundle); [] before it exists. */
+  readonly registered: readonly Decoded<readonly Certificate[]>[];
   readonly now: Date;
 }
 
-/** The CAs of the old bundle still valid at `now`, to keep trusting while the leaf changes. */
-function stillValid(trust: Decoded<readonly Certificate[]>, now: Date): readonly Certificate[] {
-  if (trust.state !== 'present') return [];
-  return trust.material.filter((c) => c.ca && c.notAfter.getTime() > now.getTime());
+/** The CAs of the bundles still valid at `now`, once each, to keep trusting while the leaf changes. */
+function stillValid(
+  bundles: readonly Decoded<readonly Certificate[]>[],
+  now: Date,
+): readonly Certificate[] {
+  const valid = bundles
+    .flatMap((bundle) => (bundle.state === 'present' ? bundle.material : []))
+    .filter((c) => c.ca && c.notAfter.getTime() > now.getTime());
+  return valid.filter((c, i) => valid.findIndex((other) => other.sha256 === c.sha256) === i);
 }
 
 export function planWebhookCertificate(input: WebhookCertificateInput): WebhookCertificateDecision {
-  const { secret, dnsName, now } = input;
+  const { secret, dnsName, registered, now } = input;
   if (secret === undefined) {
-    return { action: 'issue', reason: 'the Secret does not exist', previousTrust: [] };
+    return {
+      action: 'issue',
+      reason: 'the Secret does not exist',
+      previousTrust: stillValid(registered, now),
+    };
   }
   if (secret.provider !== 'default') {
     return {
@@ -75,7 +91,7 @@ export function planWebhookCertificate(input: WebhookCertificateInput): WebhookC
   const issue = (reason: string): WebhookCertificateDecision => ({
     action: 'issue',
     reason,
-    previousTrust: stillValid(secret.trust, now),
+    previousTrust: stillValid([secret.trust, ...registered], now),
   });
   if (secret.keyPair.state !== 'present') return issue(secret.keyPair.problem.message);
   if (secret.trust.state !== 'present') return issue(secret.trust.problem.message);

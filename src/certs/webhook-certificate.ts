@@ -39,6 +39,7 @@ import {
   defaultProviderLabelValue,
   secretProvider,
 } from '../secrets/provider-markers.ts';
+import type { Decoded } from '../secrets/material.ts';
 import { readPackageVersion } from '../version.ts';
 import {
   type WebhookSecretView,
@@ -84,19 +85,39 @@ function view(secret: V1Secret, label: string): WebhookSecretView {
   };
 }
 
-/** Sets every webhook's caBundle to `bundle`; how it went. */
+/** The release's registration; undefined before it exists (the first run of a first install). */
+async function readRegistration(
+  api: AdmissionregistrationV1Api,
+  name: string,
+): Promise<V1ValidatingWebhookConfiguration | undefined> {
+  try {
+    return await api.readValidatingWebhookConfiguration({ name });
+  } catch (error) {
+    if (apiStatus(error) === 404) return undefined;
+    throw kubeRequestError(`read ValidatingWebhookConfiguration ${name}`, error);
+  }
+}
+
+/** The CAs each webhook of the registration trusts (its caBundle, base64 PEM). */
+function registeredTrust(
+  registration: V1ValidatingWebhookConfiguration | undefined,
+): readonly Decoded<readonly Certificate[]>[] {
+  return (registration?.webhooks ?? []).flatMap((webhook) => {
+    const bundle = webhook.clientConfig.caBundle ?? '';
+    if (bundle === '') return [];
+    const place = `ValidatingWebhookConfiguration ${registration?.metadata?.name ?? ''} webhook ${webhook.name}`;
+    return [decodeSecretCertificates({ caBundle: bundle }, 'caBundle', place)];
+  });
+}
+
+/** Sets every webhook's caBundle of `registration` (as read) to `bundle`; how it went. */
 async function setCaBundles(
   api: AdmissionregistrationV1Api,
   name: string,
+  registration: V1ValidatingWebhookConfiguration | undefined,
   bundle: string,
 ): Promise<WebhookCertificateOutcome['caBundle']> {
-  let registration: V1ValidatingWebhookConfiguration;
-  try {
-    registration = await api.readValidatingWebhookConfiguration({ name });
-  } catch (error) {
-    if (apiStatus(error) === 404) return 'no-registration';
-    throw kubeRequestError(`read ValidatingWebhookConfiguration ${name}`, error);
-  }
+  if (registration === undefined) return 'no-registration';
   const webhooks = registration.webhooks ?? [];
   if (webhooks.every((webhook) => webhook.clientConfig.caBundle === bundle)) return 'current';
   for (const webhook of webhooks) webhook.clientConfig.caBundle = bundle;
@@ -165,23 +186,26 @@ export async function ensureWebhookCertificate(
   const dnsName = `${options.service}.${options.namespace}.svc`;
   const existing = await secrets.read(options.secretName);
   const found = existing === undefined ? undefined : view(existing, label);
-  const decision = planWebhookCertificate({ secret: found, dnsName, now });
+  const name = options.webhookConfiguration;
+  const registration = await readRegistration(admission, name);
+  const decision = planWebhookCertificate({
+    secret: found,
+    dnsName,
+    registered: registeredTrust(registration),
+    now,
+  });
   switch (decision.action) {
     case 'refuse':
       throw new HapticError(errorCodes.CERTS_REFUSED, decision.message);
     case 'keep': {
       const bundle = existing?.data?.[trustKey] ?? '';
-      const caBundle = await setCaBundles(admission, options.webhookConfiguration, bundle);
+      const caBundle = await setCaBundles(admission, name, registration, bundle);
       const leaf = found?.keyPair.state === 'present' ? found.keyPair.material.chain[0] : undefined;
       return { issued: undefined, caBundle, notAfter: leaf?.notAfter ?? now };
     }
     case 'issue': {
       const { data, notAfter } = await issue(options.service, dnsName, decision.previousTrust, now);
-      const caBundle = await setCaBundles(
-        admission,
-        options.webhookConfiguration,
-        data[trustKey] ?? '',
-      );
+      const caBundle = await setCaBundles(admission, name, registration, data[trustKey] ?? '');
       if (existing === undefined) {
         await secrets.create({
           apiVersion: 'v1',
