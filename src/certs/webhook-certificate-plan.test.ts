@@ -33,11 +33,17 @@ type Pair = Awaited<ReturnType<typeof pair>>;
 
 function secretOf(
   { ca, leaf }: Pair,
-  options: { provider?: SecretProvider; trust?: readonly Certificate[]; key?: CryptoKey } = {},
+  options: {
+    provider?: SecretProvider;
+    type?: string;
+    trust?: readonly Certificate[];
+    key?: CryptoKey;
+  } = {},
 ): WebhookSecretView {
   return {
     label: 'haptic/haptic-webhook-default-tls',
     provider: options.provider ?? 'default',
+    type: options.type ?? 'kubernetes.io/tls',
     keyPair: present({
       chain: [leaf.certificate] as const,
       privateKey: options.key ?? leaf.keys.privateKey,
@@ -116,6 +122,15 @@ describe('planWebhookCertificate', () => {
     const decision = plan(secretOf(await pair(), { provider: 'external' }), issuedAt);
     expect(decision.action === 'refuse' ? decision.message : '').toMatch(
       /^Secret haptic\/haptic-webhook-default-tls is managed by .*Delete it to let the chart issue its own/,
+    );
+  });
+
+  it('refuses its own Secret of another type, which no write could fix', async () => {
+    const decision = plan(secretOf(await pair(), { type: 'Opaque' }), issuedAt);
+    expect(decision.action === 'refuse' ? decision.message : '').toBe(
+      'Secret haptic/haptic-webhook-default-tls is of type Opaque, not kubernetes.io/tls, and a ' +
+        "Secret's type cannot change. Delete it and run the install or upgrade again: the chart " +
+        'issues a new one.',
     );
   });
 });

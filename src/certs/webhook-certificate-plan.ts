@@ -18,6 +18,9 @@ import {
 import type { Decoded, KeyPairMaterial } from '../secrets/material.ts';
 import { type SecretProvider, describeProvider } from '../secrets/provider-markers.ts';
 
+/** The type of the Secret the Job writes. */
+export const webhookSecretType = 'kubernetes.io/tls';
+
 /** Validity of the CA and the leaf it issues (the API server is the only client). */
 export const webhookCertificateValidityDays = 3650;
 /** A certificate with less than this left is replaced at the next install or upgrade. */
@@ -30,6 +33,8 @@ export interface WebhookSecretView {
   /** `namespace/name`, as messages name it. */
   readonly label: string;
   readonly provider: SecretProvider;
+  /** The Secret's type, which cannot change: the Job writes kubernetes.io/tls. */
+  readonly type: string;
   readonly keyPair: Decoded<KeyPairMaterial>;
   readonly trust: Decoded<readonly Certificate[]>;
 }
@@ -86,6 +91,14 @@ export function planWebhookCertificate(input: WebhookCertificateInput): WebhookC
       message:
         `Secret ${secret.label} is managed by ${describeProvider(secret.provider)}, not by the chart's webhook certificate Job (label haptic.haproxy.org/certificate-provider=default), so it is left alone. ` +
         'Delete it to let the chart issue its own, or use it as an external certificate (controller.webhook.secretName with controller.webhook.caBundle).',
+    };
+  }
+  if (secret.type !== webhookSecretType) {
+    return {
+      action: 'refuse',
+      message:
+        `Secret ${secret.label} is of type ${secret.type}, not ${webhookSecretType}, and a Secret's type cannot change. ` +
+        'Delete it and run the install or upgrade again: the chart issues a new one.',
     };
   }
   const issue = (reason: string): WebhookCertificateDecision => ({

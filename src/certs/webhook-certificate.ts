@@ -45,6 +45,7 @@ import {
   type WebhookSecretView,
   planWebhookCertificate,
   webhookCertificateValidityDays,
+  webhookSecretType,
 } from './webhook-certificate-plan.ts';
 
 /** The Secret key of the CA bundle, copied into the registration's caBundle. */
@@ -80,6 +81,7 @@ function view(secret: V1Secret, label: string): WebhookSecretView {
   return {
     label,
     provider: secretProvider(secret.metadata ?? {}),
+    type: secret.type ?? 'Opaque',
     keyPair: decodeKeyPair(data, `Secret ${label}`),
     trust: decodeSecretCertificates(data, trustKey, `Secret ${label}`),
   };
@@ -215,7 +217,7 @@ export async function ensureWebhookCertificate(
             namespace: options.namespace,
             labels: { [certificateProviderLabel]: defaultProviderLabelValue },
           },
-          type: 'kubernetes.io/tls',
+          type: webhookSecretType,
           data,
         });
       } else {
@@ -223,7 +225,7 @@ export async function ensureWebhookCertificate(
           apiVersion: 'v1',
           kind: 'Secret',
           metadata: existing.metadata ?? {},
-          type: 'kubernetes.io/tls',
+          type: webhookSecretType,
           data,
         });
       }
