@@ -102,12 +102,13 @@ async function readRegistration(
 
 /** The CAs each webhook of the registration trusts (its caBundle, base64 PEM). */
 function registeredTrust(
+  name: string,
   registration: V1ValidatingWebhookConfiguration | undefined,
 ): readonly Decoded<readonly Certificate[]>[] {
   return (registration?.webhooks ?? []).flatMap((webhook) => {
     const bundle = webhook.clientConfig.caBundle ?? '';
     if (bundle === '') return [];
-    const place = `ValidatingWebhookConfiguration ${registration?.metadata?.name ?? ''} webhook ${webhook.name}`;
+    const place = `ValidatingWebhookConfiguration ${name} webhook ${webhook.name}`;
     return [decodeSecretCertificates({ caBundle: bundle }, 'caBundle', place)];
   });
 }
@@ -157,10 +158,7 @@ async function issue(
     validityDays: webhookCertificateValidityDays,
     now,
   });
-  const trust = [
-    ca.certificate,
-    ...previousTrust.filter((c) => c.sha256 !== ca.certificate.sha256),
-  ];
+  const trust = [ca.certificate, ...previousTrust];
   return {
     data: {
       [keyPairSecretKeys.certificate]: base64(encodeCertificateChain([leaf.certificate])),
@@ -193,7 +191,7 @@ export async function ensureWebhookCertificate(
   const decision = planWebhookCertificate({
     secret: found,
     dnsName,
-    registered: registeredTrust(registration),
+    registered: registeredTrust(name, registration),
     now,
   });
   switch (decision.action) {
