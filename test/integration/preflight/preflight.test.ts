@@ -129,10 +129,11 @@ describe('haptic preflight against the real control plane', () => {
       KUBECONFIG: await serviceAccountKubeconfig(ns, 'nobody'),
     });
     expect(result.stdout).toBe('');
-    // Reads run at once: whichever is refused first is named (the issuer is read as metadata).
+    // Reads run at once: whichever is refused first is named (the issuer is read as metadata):
+    // an agent identity Secret, or the webhook's.
     expect(result.stderr).toMatch(
       new RegExp(
-        `^haptic preflight: The Kubernetes API refused to read (the metadata of )?Secret ${ns}/haptic-agent-\\S+ \\(HTTP 403: .*; grant this ServiceAccount the permission`,
+        `^haptic preflight: The Kubernetes API refused to read (the metadata of )?Secret ${ns}/haptic-(agent-\\S+|webhook-default-tls) \\(HTTP 403: .*; grant this ServiceAccount the permission`,
       ),
     );
     expect(result.exitCode).toBe(2);
