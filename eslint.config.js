@@ -27,7 +27,7 @@ const ioBuiltins = [
   'tls',
   'worker_threads',
 ];
-const pureIo = `${pure}: validation, haproxy, pki, secrets, agent-api, net, the routing model and the certificate policy do no I/O (network, files, processes, environment); an edge module passes the data in.`;
+const pureIo = `${pure}: validation, annotations, haproxy, pki, secrets, agent-api, net, the routing model and the certificate policy do no I/O (network, files, processes, environment); an edge module passes the data in.`;
 const pureImports = {
   paths: [
     ...ioBuiltins.flatMap((name) =>
@@ -155,6 +155,7 @@ export default tseslint.config(
     files: [
       'src/pki/**/*.ts',
       'src/validation/**/*.ts',
+      'src/annotations/**/*.ts',
       'src/haproxy/**/*.ts',
       'src/controller/routing/**/*.ts',
       'src/agent-api/**/*.ts',

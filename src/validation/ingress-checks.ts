@@ -14,8 +14,11 @@ export interface IngressProblem {
   readonly message: string;
 }
 
-/** Path types HAProxy serves; ImplementationSpecific is served as Prefix. */
-export type PathType = 'Exact' | 'Prefix';
+/**
+ * Path types HAProxy serves; ImplementationSpecific is served as Prefix, and every path of an
+ * Ingress with use-regex or rewrite-target is a Regex (ingress-nginx's reading).
+ */
+export type PathType = 'Exact' | 'Prefix' | 'Regex';
 
 const dnsLabel = '[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?';
 const hostPattern = new RegExp(`^(\\*\\.)?${dnsLabel}(\\.${dnsLabel})*$`);

@@ -18,6 +18,14 @@ import {
 } from './ingress-checks.ts';
 import type { BackendView, IngressView } from './ingress-view.ts';
 import { hostSharingProblem } from './host-sharing.ts';
+import {
+  type AnnotationFinding,
+  annotationReasons,
+  readIngressOptions,
+} from '../annotations/ingress-options.ts';
+import { isExpected, parsePathRegex, type PathRegex } from '../annotations/annotation-values.ts';
+import { type BackendOptions, pathsAreRegex, routeOptions } from '../annotations/route-options.ts';
+import type { IngressOptions } from '../annotations/annotation-catalog.ts';
 
 export interface ServiceRef {
   readonly name: string;
@@ -32,6 +40,8 @@ export interface IngressRoute {
   readonly path: string;
   readonly pathType: PathType;
   readonly service: ServiceRef;
+  /** What the route asks of its backend (annotations, TLS host). */
+  readonly options: BackendOptions;
 }
 
 export interface IngressTls {
@@ -49,7 +59,15 @@ export interface ValidIngress {
   readonly annotations: Readonly<Record<string, string>>;
   readonly routes: readonly IngressRoute[];
   readonly tls: readonly IngressTls[];
+  /**
+   * Annotations not served as written, and routes left out for them (their paths are left out
+   * of `routes`): one Warning Event on the Ingress tells them.
+   */
+  readonly findings: readonly AnnotationFinding[];
 }
+
+/** A route as written, before its options. */
+type DraftRoute = Omit<IngressRoute, 'options'> & { readonly regex: PathRegex | undefined };
 
 /** Most rules, paths and TLS entries of one Ingress. */
 export const ingressLimits = { rules: 1000, pathsPerRule: 1000, tls: 100 } as const;
@@ -76,26 +94,24 @@ function serviceOf(
   };
 }
 
-export function validateIngress(view: IngressView): ValidIngress | IngressProblem {
-  const label = `${view.namespace}/${view.name}`;
-  const namespace = namespaceProblem(view.namespace, label);
-  if (namespace !== undefined) return namespace;
-  const annotations = templateAnnotations(view.annotations, label);
-  if (isProblem(annotations)) return annotations;
-  const sharing = hostSharingProblem(annotations, label);
-  if (sharing !== undefined) return sharing;
-  if (view.rules.length > ingressLimits.rules || view.tls.length > ingressLimits.tls) {
-    return {
-      field: 'spec',
-      message: `Ingress ${label} has more than ${ingressLimits.rules} rules or ${ingressLimits.tls} TLS entries; split it into several Ingresses.`,
-    };
+/** The hosts served over TLS: every TLS entry's hosts, or the rule hosts for an empty list. */
+function tlsHostSet(view: IngressView): ReadonlySet<string> {
+  const hosts = new Set<string>();
+  for (const entry of view.tls) {
+    const list = entry.hosts.length > 0 ? entry.hosts : view.rules.map((rule) => rule.host ?? '');
+    for (const host of list) if (host !== '') hosts.add(host);
   }
-  const routes: IngressRoute[] = [];
-  if (view.defaultBackend !== undefined) {
-    const service = serviceOf(view.defaultBackend, 'spec.defaultBackend', label);
-    if (isProblem(service)) return service;
-    routes.push({ field: 'spec.defaultBackend', host: '', path: '/', pathType: 'Prefix', service });
-  }
+  return hosts;
+}
+
+/** The routes of the rules, or the first problem; regex paths that do not parse go to `leftOut`. */
+function ruleRoutes(
+  view: IngressView,
+  label: string,
+  regexPaths: boolean,
+  leftOut: AnnotationFinding[],
+): DraftRoute[] | IngressProblem {
+  const routes: DraftRoute[] = [];
   for (const [r, rule] of view.rules.entries()) {
     const host = rule.host ?? '';
     if (host !== '') {
@@ -111,15 +127,70 @@ export function validateIngress(view: IngressView): ValidIngress | IngressProble
     for (const [p, entry] of rule.paths.entries()) {
       const field = `spec.rules[${r}].http.paths[${p}]`;
       const path = entry.path ?? '/';
-      const problem = pathProblem(path, `${field}.path`, label);
-      if (problem !== undefined) return problem;
-      const pathType = pathTypeOf(entry.pathType, `${field}.pathType`, label);
+      let regex: PathRegex | undefined;
+      if (regexPaths) {
+        const parsed = parsePathRegex(path);
+        if (isExpected(parsed)) {
+          leftOut.push(regexLeftOut(label, `${field}.path`, path, parsed.expected));
+          continue;
+        }
+        regex = parsed;
+      } else {
+        const problem = pathProblem(path, `${field}.path`, label);
+        if (problem !== undefined) return problem;
+      }
+      const pathType = regexPaths
+        ? 'Regex'
+        : pathTypeOf(entry.pathType, `${field}.pathType`, label);
       if (isProblem(pathType)) return pathType;
       const service = serviceOf(entry.backend, `${field}.backend`, label);
       if (isProblem(service)) return service;
-      routes.push({ field, host, path, pathType, service });
+      routes.push({ field, host, path, pathType, service, regex });
     }
   }
+  return routes;
+}
+
+function regexLeftOut(
+  label: string,
+  field: string,
+  path: string,
+  expected: string,
+): AnnotationFinding {
+  return {
+    reason: annotationReasons.AnnotationInvalid,
+    field,
+    annotations: [],
+    message: `Ingress ${label} has ${field} ${JSON.stringify(path.slice(0, 80))}, which is not ${expected}; its paths are regular expressions (use-regex or rewrite-target). That path is left out until it is fixed.`,
+  };
+}
+
+/** The routes with their options; a route whose options cannot be made goes to `leftOut`. */
+function withOptions(
+  drafts: readonly DraftRoute[],
+  options: IngressOptions,
+  tlsHosts: ReadonlySet<string>,
+  label: string,
+  leftOut: AnnotationFinding[],
+): IngressRoute[] {
+  const routes: IngressRoute[] = [];
+  for (const { regex, ...route } of drafts) {
+    const made = routeOptions(options, { regex, tlsHost: tlsHosts.has(route.host) });
+    if ('problem' in made) {
+      leftOut.push({
+        reason: annotationReasons.AnnotationInvalid,
+        field: route.field,
+        annotations: [],
+        message: `Ingress ${label} has ${route.field}, whose ${made.problem}; that path is left out until the path or the rewrite-target is fixed.`,
+      });
+      continue;
+    }
+    routes.push({ ...route, options: made });
+  }
+  return routes;
+}
+
+function tlsEntries(view: IngressView, label: string): IngressTls[] | IngressProblem {
   const tls: IngressTls[] = [];
   for (const [t, entry] of view.tls.entries()) {
     for (const [h, host] of entry.hosts.entries()) {
@@ -131,12 +202,50 @@ export function validateIngress(view: IngressView): ValidIngress | IngressProble
     if (problem !== undefined) return problem;
     tls.push({ field: `spec.tls[${t}]`, hosts: entry.hosts, secretName: entry.secretName });
   }
+  return tls;
+}
+
+export function validateIngress(view: IngressView): ValidIngress | IngressProblem {
+  const label = `${view.namespace}/${view.name}`;
+  const namespace = namespaceProblem(view.namespace, label);
+  if (namespace !== undefined) return namespace;
+  const annotations = templateAnnotations(view.annotations, label);
+  if (isProblem(annotations)) return annotations;
+  const sharing = hostSharingProblem(annotations, label);
+  if (sharing !== undefined) return sharing;
+  if (view.rules.length > ingressLimits.rules || view.tls.length > ingressLimits.tls) {
+    return {
+      field: 'spec',
+      message: `Ingress ${label} has more than ${ingressLimits.rules} rules or ${ingressLimits.tls} TLS entries; split it into several Ingresses.`,
+    };
+  }
+  const read = readIngressOptions(view.annotations, label);
+  const findings = [...read.findings];
+  const drafts: DraftRoute[] = [];
+  if (view.defaultBackend !== undefined) {
+    const service = serviceOf(view.defaultBackend, 'spec.defaultBackend', label);
+    if (isProblem(service)) return service;
+    drafts.push({
+      ...{ field: 'spec.defaultBackend', host: '', path: '/', pathType: 'Prefix' },
+      ...{ service, regex: undefined },
+    });
+  }
+  const rules = ruleRoutes(view, label, pathsAreRegex(read.options), findings);
+  if (isProblem(rules)) return rules;
+  drafts.push(...rules);
+  const tls = tlsEntries(view, label);
+  if (isProblem(tls)) return tls;
   return {
     namespace: view.namespace,
     name: view.name,
     createdAt: view.createdAt,
     annotations,
-    routes,
+    // Annotations refused or not parsed leave every route out: served without them, a route
+    // could be open that the Ingress closes.
+    routes: read.blocking
+      ? []
+      : withOptions(drafts, read.options, tlsHostSet(view), label, findings),
     tls,
+    findings,
   };
 }

@@ -21,7 +21,7 @@ import { contentDigest } from '../../sandbox/content-digest.ts';
 import type { ApplyFile } from '../../agent-api/apply-encoding.ts';
 import type { ClusterSnapshot } from '../routing/cluster-snapshot.ts';
 import { ingressEventReasons } from '../routing/ingress-event-reasons.ts';
-import type { BackendResult } from '../routing/model-backends.ts';
+import { type BackendResult, backendVariant } from '../routing/model-backends.ts';
 import type { ModelBackend, ModelResult } from '../routing/model-types.ts';
 import type { ServiceRef } from '../../validation/validate-ingress.ts';
 
@@ -142,7 +142,11 @@ export function endpointUpdate(
   const backends: ModelBackend[] = [];
   const changes: ServerChange[] = [];
   for (const backend of previous.model.model.backends) {
-    const result = build(snapshot, backend.namespace, serviceRef(backend));
+    // The same Service port under the backend's own options (and so its name).
+    const result = backendVariant(
+      build(snapshot, backend.namespace, serviceRef(backend)),
+      backend.options,
+    );
     if (result.problems.length > 0) {
       return render(
         fullRenderReasons.BackendLeavesEndpointsOut,

@@ -113,6 +113,7 @@ describe('the context names a configuration reads', () => {
     ],
     exactMap: [{ key: 'a.example.com/', backend: 'a_web_80' }],
     prefixMap: [{ key: 'a.example.com/', backend: 'a_web_80' }],
+    regexMap: [],
     backends: [],
     certificates: [],
     defaultCertificate: null,

@@ -148,6 +148,24 @@ function itemCache<K extends object>(
   };
 }
 
+/** A backend's options as templates read them (annotations.md lists the fields). */
+function optionsItem(options: ModelBackend['options']): Readonly<Record<string, unknown>> {
+  return {
+    ssl_redirect_code: options.sslRedirectCode,
+    hsts: options.hsts,
+    redirect: options.redirect === null ? null : { ...options.redirect },
+    app_root: options.appRoot,
+    rewrite: options.rewrite === null ? null : { ...options.rewrite },
+    connect_timeout: options.connectTimeout,
+    server_timeout: options.serverTimeout,
+    max_body_bytes: options.maxBodyBytes,
+    allow_ranges: options.allowRanges === null ? null : [...options.allowRanges],
+    deny_ranges: options.denyRanges === null ? null : [...options.denyRanges],
+    protocol: options.protocol,
+    upstream_host: options.upstreamHost,
+  };
+}
+
 const backendItem = itemCache((backend: ModelBackend) => ({
   name: backend.name,
   namespace: backend.namespace,
@@ -155,6 +173,7 @@ const backendItem = itemCache((backend: ModelBackend) => ({
   service_port: backend.servicePort,
   servers: backend.servers.map((server) => ({ ...server })),
   slots: backend.slots.map((slot) => ({ ...slot })),
+  options: optionsItem(backend.options),
 }));
 
 const routeItem = itemCache((route: ModelRoute) => ({
@@ -193,6 +212,7 @@ function listItems<K extends object>(
 const routeItems = listItems(routeItem);
 const exactItems = listItems(entryItem);
 const prefixItems = listItems(entryItem);
+const regexItems = listItems(entryItem);
 const backendItems = listItems(backendItem);
 const ingressItems = listItems(ingressItem);
 
@@ -205,6 +225,7 @@ const contextValues: Readonly<
   routes: (model) => routeItems(model.routes),
   exact_map: (model) => exactItems(model.exactMap),
   prefix_map: (model) => prefixItems(model.prefixMap),
+  regex_map: (model) => regexItems(model.regexMap),
   backends: (model) => backendItems(model.backends),
   certificates: (model) =>
     model.certificates.map((certificate) => ({

@@ -10,6 +10,7 @@ import {
   candidates,
   exactEntry,
   prefixEntry,
+  regexEntry,
 } from './claim-state.ts';
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import type { BackendResult, KeptBackends } from './model-backends.ts';
@@ -26,6 +27,7 @@ export interface ClaimChange {
   readonly routes: ListChange<ModelRoute>;
   readonly exactMap: ListChange<MapEntry>;
   readonly prefixMap: ListChange<MapEntry>;
+  readonly regexMap: ListChange<MapEntry>;
   readonly backends: ListChange<ModelBackend>;
 }
 
@@ -60,6 +62,23 @@ function exactKeyEntry(state: ClaimState, route: ModelRoute): MapEntry | undefin
   if (exact !== undefined) return exactEntry(exact);
   const prefix = wonRoute(state, `${route.host} Prefix ${route.path}`);
   return prefix === undefined ? undefined : exactEntry(prefix);
+}
+
+/** Records that route `before` of a key gave way to `after`, with their map entries. */
+function replaceRoute(
+  result: ClaimChange,
+  sample: ModelRoute,
+  before: ModelRoute | undefined,
+  after: ModelRoute | undefined,
+): void {
+  replace(result.routes, before, after);
+  if (sample.pathType === 'Exact') return;
+  const entry = sample.pathType === 'Prefix' ? prefixEntry : regexEntry;
+  replace(
+    sample.pathType === 'Prefix' ? result.prefixMap : result.regexMap,
+    before === undefined ? undefined : entry(before),
+    after === undefined ? undefined : entry(after),
+  );
 }
 
 /** Who claims `key` now: the last claimants without `removed`, with `added`'s claimants. */
@@ -98,7 +117,7 @@ export function editClaims(
   for (const ingress of [...removed, ...added]) {
     for (const { key, route } of candidates(ingress)) {
       keys.set(key, route);
-      exactKeys.set(route.exactKey, route);
+      if (route.pathType !== 'Regex') exactKeys.set(route.exactKey, route);
     }
   }
   const wonBefore = new Map<string, ModelRoute | undefined>();
@@ -123,6 +142,7 @@ export function editClaims(
     routes: change(),
     exactMap: change(),
     prefixMap: change(),
+    regexMap: change(),
     backends: change(),
   };
   const source = new BackendSource(snapshot, kept, undefined);
@@ -136,14 +156,7 @@ export function editClaims(
     const claim = wonClaim(state, key);
     const after = claim?.candidate.route;
     if (before === after) continue;
-    replace(result.routes, before, after);
-    if (sample.pathType === 'Prefix') {
-      replace(
-        result.prefixMap,
-        before === undefined ? undefined : prefixEntry(before),
-        after === undefined ? undefined : prefixEntry(after),
-      );
-    }
+    replaceRoute(result, sample, before, after);
     if (before !== undefined) {
       changing(before.backend);
       state.use(before.backend, -1);

@@ -10,8 +10,9 @@ import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.
 import {
   type BackendResult,
   type KeptBackends,
-  backendName,
+  backendVariant,
   buildBackend,
+  variantName,
 } from './model-backends.ts';
 import type { MapEntry, ModelRoute } from './model-types.ts';
 import {
@@ -21,6 +22,7 @@ import {
   servedPath,
 } from '../../validation/ingress-claims.ts';
 import type { IngressRoute, ValidIngress } from '../../validation/validate-ingress.ts';
+import { regexLiteral } from '../../annotations/annotation-values.ts';
 
 /** One route an Ingress claims: made once per checked Ingress. */
 export interface Candidate {
@@ -47,7 +49,7 @@ export function candidates(ingress: ValidIngress): readonly Candidate[] {
           path,
           exactKey: `${host}${path}`,
           prefixKey: `${host}${path === '/' ? '/' : `${path}/`}`,
-          backend: backendName(ingress.namespace, route.service),
+          backend: variantName(ingress.namespace, route.service, route.options),
           ingress: label,
         },
       };
@@ -76,6 +78,17 @@ export function exactEntry(route: ModelRoute): MapEntry {
 
 export function prefixEntry(route: ModelRoute): MapEntry {
   return entryOf(prefixEntries, route, route.prefixKey);
+}
+
+const regexEntries = new WeakMap<ModelRoute, MapEntry>();
+
+/**
+ * A Regex route's regex-map entry: host (a literal) and path regex in one PCRE2 key, matched
+ * case-insensitively from the start of `host` + path. The path regex sits in a group of its
+ * own, so its alternatives (`/a|/b`) stay under the route's host.
+ */
+export function regexEntry(route: ModelRoute): MapEntry {
+  return entryOf(regexEntries, route, `(?i)^${regexLiteral(route.host)}(?:${route.path})`);
 }
 
 /** What a state's claims read of the snapshot besides the Ingresses: its backends' sources. */
@@ -221,12 +234,13 @@ export class BackendSource {
   }
 
   build(namespace: string, candidate: Candidate): BackendResult {
-    const { service } = candidate.source;
-    return (
-      this.#earlier?.get(candidate.route.backend) ??
-      (this.#kept === undefined
+    const { service, options } = candidate.source;
+    const earlier = this.#earlier?.get(candidate.route.backend);
+    if (earlier !== undefined) return earlier;
+    const built =
+      this.#kept === undefined
         ? buildBackend(this.#snapshot, namespace, service)
-        : this.#kept.build(this.#snapshot, namespace, service))
-    );
+        : this.#kept.build(this.#snapshot, namespace, service);
+    return backendVariant(built, options);
   }
 }

@@ -4,11 +4,16 @@
  * for each part it leaves out. Kubernetes Event reasons: a contract with operators' alerts.
  */
 import type { Problem } from '../../problem.ts';
+import { annotationReasons } from '../../annotations/ingress-options.ts';
 
 /** Reasons of the Warning Events on Ingresses, most serious first. */
 export const ingressEventReasons = {
   /** The Ingress has a value the controller refuses; it is left out whole. */
   IngressExcluded: 'IngressExcluded',
+  /** A snippet or authentication annotation; the Ingress's routes are left out. */
+  AnnotationRefused: annotationReasons.AnnotationRefused,
+  /** An annotation's value (or a regex path) does not parse; the routes it concerns are left out. */
+  AnnotationInvalid: annotationReasons.AnnotationInvalid,
   /** A host is owned by another namespace that does not share it; the Ingress's part for it is left out. */
   HostConflict: 'HostConflict',
   /** A path or TLS host is held by an older Ingress; that part is left out. */
@@ -25,6 +30,8 @@ export const ingressEventReasons = {
   TLSSecretMissing: 'TLSSecretMissing',
   /** An FQDN endpoint does not resolve; it is left out until it does. */
   EndpointUnresolved: 'EndpointUnresolved',
+  /** Annotations of ingress-nginx's or HAProxy's prefix this controller does not read; served without them. */
+  AnnotationIgnored: annotationReasons.AnnotationIgnored,
 } as const;
 
 export type IngressEventReason = (typeof ingressEventReasons)[keyof typeof ingressEventReasons];

@@ -19,6 +19,7 @@ import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.
 import type { ModelBackend, ModelServer } from './model-types.ts';
 import type { BackendView, IngressView } from '../../validation/ingress-view.ts';
 import type { ServiceRef } from '../../validation/validate-ingress.ts';
+import { type BackendOptions, plainBackendOptions } from '../../annotations/route-options.ts';
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -37,6 +38,41 @@ function portText(ref: ServiceRef): string {
  */
 export function backendName(namespace: string, ref: ServiceRef): string {
   return `${namespace}:${ref.name}:${portText(ref)}`;
+}
+
+/**
+ * The backend of a Service port for routes asking `options`: `backendName`, then `:` and the
+ * options' key unless they are the defaults. Keys are hex digits, so a variant's name has a
+ * fourth part no plain name has: no two backends share a name.
+ */
+export function variantName(namespace: string, ref: ServiceRef, options: BackendOptions): string {
+  const name = backendName(namespace, ref);
+  return options.key === '' ? name : `${name}:${options.key}`;
+}
+
+const variants = new WeakMap<BackendResult, Map<string, BackendResult>>();
+
+/**
+ * The backend of `result`'s Service port for routes asking `options`: the same servers and
+ * slots under the variant's name, one object per built backend and options.
+ */
+export function backendVariant(result: BackendResult, options: BackendOptions): BackendResult {
+  if (options.key === '') return result;
+  let byKey = variants.get(result);
+  if (byKey === undefined) {
+    byKey = new Map();
+    variants.set(result, byKey);
+  }
+  let variant = byKey.get(options.key);
+  if (variant === undefined) {
+    const { backend } = result;
+    variant = {
+      backend: { ...backend, name: `${backend.name}:${options.key}`, options },
+      problems: result.problems,
+    };
+    byKey.set(options.key, variant);
+  }
+  return variant;
 }
 
 function servicePortName(service: ServiceView | undefined, ref: ServiceRef): string | undefined {
@@ -226,6 +262,7 @@ export function buildBackend(
       servicePort: portText(ref),
       servers: named,
       slots: serverSlots(named),
+      options: plainBackendOptions,
     },
     problems,
   };

@@ -8,6 +8,7 @@ import {
 import type { ModelBackend, ModelRoute } from './model-types.ts';
 import { serverSlots } from './server-slots.ts';
 import type { ValidIngress } from '../../validation/validate-ingress.ts';
+import { plainBackendOptions } from '../../annotations/route-options.ts';
 
 /** A backend of `endpoints` servers (slots: the next power of two of 1.25 × endpoints). */
 function backend(namespace: string, service: string, endpoints: number): ModelBackend {
@@ -22,6 +23,7 @@ function backend(namespace: string, service: string, endpoints: number): ModelBa
     servicePort: 'http',
     servers,
     slots: serverSlots(servers),
+    options: plainBackendOptions,
   };
 }
 
@@ -31,6 +33,7 @@ function ingress(namespace: string, name: string, tls: readonly string[] = []): 
     name,
     createdAt: undefined,
     annotations: {},
+    findings: [],
     routes: [],
     tls: tls.map((secretName, i) => ({
       field: `spec.tls[${String(i)}]`,

@@ -4,6 +4,8 @@
  * so every builder imports them without importing another builder.
  */
 import type { ModelWarning } from './ingress-event-reasons.ts';
+import type { BackendOptions } from '../../annotations/route-options.ts';
+import type { PathType } from '../../validation/ingress-checks.ts';
 
 export interface ModelSlot {
   /** `s1`, `s2`, …: the `server` name, the same for the slot whatever it holds. */
@@ -17,7 +19,8 @@ export interface ModelSlot {
 export interface ModelRoute {
   /** Host as written; `*` for rules without a host. */
   readonly host: string;
-  readonly pathType: 'Exact' | 'Prefix';
+  readonly pathType: PathType;
+  /** For Regex, the regular expression as written. */
   readonly path: string;
   /** Map keys: the path itself (without a trailing slash) and, for Prefix, the subtree. */
   readonly exactKey: string;
@@ -48,6 +51,8 @@ export interface ModelBackend {
   readonly servers: readonly ModelServer[];
   /** The servers placed in a fixed number of slots, the rest spare (server-slots.ts). */
   readonly slots: readonly ModelSlot[];
+  /** What the routes using it ask (annotations, TLS host); part of its name unless plain. */
+  readonly options: BackendOptions;
 }
 
 /**
@@ -84,6 +89,11 @@ export interface RoutingModel {
   readonly exactMap: readonly MapEntry[];
   /** Prefix subtrees (`host/foo/`), longest first, for HAProxy's first-match `map_beg`. */
   readonly prefixMap: readonly MapEntry[];
+  /**
+   * Regex paths as PCRE2 keys of host and path (`(?i)^a\\.example\\.com(?:/app(/|$)(.*))`),
+   * longest first, for HAProxy's first-match `map_reg`.
+   */
+  readonly regexMap: readonly MapEntry[];
   readonly backends: readonly ModelBackend[];
   readonly certificates: readonly ModelCertificate[];
   /** `ssl/default.pem`, or null without a usable default certificate. */

@@ -25,7 +25,7 @@ import type {
 } from './model-types.ts';
 import type { KeptBackends } from './model-backends.ts';
 import { buildCertificates } from './model-certificates.ts';
-import { type ClaimState, exactEntry, prefixEntry } from './claim-state.ts';
+import { type ClaimState, exactEntry, prefixEntry, regexEntry } from './claim-state.ts';
 import { editClaims } from './claim-edits.ts';
 import { claimAll } from './route-claims.ts';
 import { HostClaims } from './host-claims.ts';
@@ -79,11 +79,17 @@ function mapEntries(
   routes: Iterable<ModelRoute>,
   stops: HostStops,
   previous: KeptModel | undefined,
-): { exactMap: SortedList<MapEntry>; prefixMap: SortedList<MapEntry> } {
+): {
+  exactMap: SortedList<MapEntry>;
+  prefixMap: SortedList<MapEntry>;
+  regexMap: SortedList<MapEntry>;
+} {
   const exact = new Map<string, MapEntry>();
   const prefix: MapEntry[] = [...stops.entries()];
+  const regex: MapEntry[] = [];
   for (const route of routes) {
     if (route.pathType === 'Exact') exact.set(route.exactKey, exactEntry(route));
+    else if (route.pathType === 'Regex') regex.push(regexEntry(route));
   }
   for (const route of routes) {
     if (route.pathType !== 'Prefix') continue;
@@ -93,6 +99,8 @@ function mapEntries(
   return {
     exactMap: sortedReusing(exact.values(), previous?.exactMap, exactOrder),
     prefixMap: sortedReusing(prefix, previous?.prefixMap, prefixOrder),
+    // Longest first, as ingress-nginx orders regex locations; the first match wins.
+    regexMap: sortedReusing(regex, previous?.regexMap, prefixOrder),
   };
 }
 
@@ -125,6 +133,7 @@ export class KeptModel {
   routes: SortedList<ModelRoute> | undefined;
   exactMap: SortedList<MapEntry> | undefined;
   prefixMap: SortedList<MapEntry> | undefined;
+  regexMap: SortedList<MapEntry> | undefined;
   backends: SortedList<ModelBackend> | undefined;
   ingresses: SortedList<ModelIngress> | undefined;
   /** The claims of the last build, which the next edits while its backends' sources stand. */
@@ -142,6 +151,7 @@ interface ModelLists {
   readonly routes: SortedList<ModelRoute>;
   readonly exactMap: SortedList<MapEntry>;
   readonly prefixMap: SortedList<MapEntry>;
+  readonly regexMap: SortedList<MapEntry>;
   readonly backends: SortedList<ModelBackend>;
   readonly ingresses: SortedList<ModelIngress>;
 }
@@ -223,6 +233,7 @@ function editedLists(
     routes,
     exactMap,
     prefixMap,
+    regexMap,
     backends,
     ingresses,
   } = previous;
@@ -235,6 +246,7 @@ function editedLists(
     routes === undefined ||
     exactMap === undefined ||
     prefixMap === undefined ||
+    regexMap === undefined ||
     backends === undefined ||
     ingresses === undefined
   ) {
@@ -259,6 +271,7 @@ function editedLists(
       [...change.prefixMap.added, ...stopped.added],
       prefixOrder,
     ),
+    regexMap: sortedEdit(regexMap, change.regexMap.removed, change.regexMap.added, prefixOrder),
     backends: sortedEdit(backends, change.backends.removed, change.backends.added, backendOrder),
     ingresses: sortedEdit(
       ingresses,
@@ -270,14 +283,22 @@ function editedLists(
   return { lists, claims, hosts, stops };
 }
 
-/** The warnings of each valid Ingress in order: its hosts' conflicts, then its claims'. */
+/**
+ * The warnings of the valid Ingresses: their annotations' findings, then each one's hosts'
+ * conflicts and its claims'.
+ */
 function warningsOf(
   valid: readonly ValidIngress[],
   hosts: HostClaims,
   claims: ClaimState,
 ): ModelWarning[] {
-  if (hosts.none) return claims.warningsOf(valid);
   const all: ModelWarning[] = [];
+  for (const ingress of valid) {
+    for (const { reason, message } of ingress.findings) {
+      all.push({ ingress: objectKey(ingress.namespace, ingress.name), reason, message });
+    }
+  }
+  if (hosts.none) return [...all, ...claims.warningsOf(valid)];
   for (const ingress of valid) {
     all.push(...hosts.warningsOf(ingress), ...claims.warningsOf([hosts.served(ingress)]));
   }
@@ -325,6 +346,7 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
       routes: lists.routes.items,
       exactMap: lists.exactMap.items,
       prefixMap: lists.prefixMap.items,
+      regexMap: lists.regexMap.items,
       backends: budgeted.backends,
       certificates: budgeted.certificates,
       defaultCertificate: tls.defaultCertificate,

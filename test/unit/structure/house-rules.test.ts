@@ -32,6 +32,7 @@ const rooms = [
   'src/pki',
   'src/secrets',
   'src/kube',
+  'src/annotations',
   'src/validation',
   'src/agent-api',
   'src/haproxy',

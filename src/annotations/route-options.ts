@@ -1,0 +1,147 @@
+/**
+ * What one route asks of the backend that serves it, from its Ingress's options, its path and
+ * whether its host is one of the Ingress's TLS hosts. Every field is a value a template writes
+ * into haproxy.cfg as it is: numbers, addresses, HAProxy durations, a regex for single quotes,
+ * a log-format text. Routes of the same Service port with the same options share a backend;
+ * `key` tells them apart (empty for a route asking nothing beyond the defaults).
+ */
+import { createHash } from 'node:crypto';
+import type { IngressOptions } from './annotation-catalog.ts';
+import {
+  type BackendProtocol,
+  type PathRegex,
+  type RedirectCode,
+  haproxyDuration,
+} from './annotation-values.ts';
+
+export interface BackendOptions {
+  /** `''` for the defaults, else 16 hex digits naming these options. */
+  readonly key: string;
+  /** Redirect HTTP to HTTPS with this status. */
+  readonly sslRedirectCode: RedirectCode | null;
+  /** Send Strict-Transport-Security on HTTPS answers. */
+  readonly hsts: boolean;
+  /** Redirect every request: location in log-format form (`%` doubled). */
+  readonly redirect: { readonly location: string; readonly code: RedirectCode } | null;
+  /** Redirect requests for `/` here (302). */
+  readonly appRoot: string | null;
+  /** Rewrite the path: `regex` for single quotes (PCRE2), `format` with `\\1`…`\\9` (no `%`). */
+  readonly rewrite: { readonly regex: string; readonly format: string } | null;
+  /** HAProxy durations (`5s`, `500ms`). */
+  readonly connectTimeout: string | null;
+  readonly serverTimeout: string | null;
+  /** Largest Content-Length served; null: no limit. */
+  readonly maxBodyBytes: number | null;
+  /** Client addresses and ranges served (others 403); null: all. */
+  readonly allowRanges: readonly string[] | null;
+  /** Client addresses and ranges answered 403. */
+  readonly denyRanges: readonly string[] | null;
+  readonly protocol: BackendProtocol;
+  /** The Host header the servers receive. */
+  readonly upstreamHost: string | null;
+}
+
+export interface RouteFacts {
+  /** The path regex, when the Ingress's paths are regexes. */
+  readonly regex: PathRegex | undefined;
+  /** The route's host is among the Ingress's TLS hosts. */
+  readonly tlsHost: boolean;
+}
+
+/** A path regex as PCRE2 reads it here: case-insensitive, from the path's start. */
+export function anchoredRegex(source: string): string {
+  return `(?i)^(?:${source})`;
+}
+
+function maxOf(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.max(a, b);
+}
+
+/** The Ingress's paths are regular expressions. */
+export function pathsAreRegex(options: IngressOptions): boolean {
+  return options.useRegex || options.rewriteTarget !== undefined;
+}
+
+type Unkeyed = Omit<BackendOptions, 'key'>;
+
+const plain: Unkeyed = {
+  sslRedirectCode: null,
+  hsts: false,
+  redirect: null,
+  appRoot: null,
+  rewrite: null,
+  connectTimeout: null,
+  serverTimeout: null,
+  maxBodyBytes: 1024 * 1024,
+  allowRanges: null,
+  denyRanges: null,
+  protocol: 'HTTP',
+  upstreamHost: null,
+};
+const plainText = JSON.stringify(plain);
+
+/** Options made once per distinct text, so routes asking the same share one object. */
+const made = new Map<string, BackendOptions>();
+const maxMade = 65_536;
+
+function keyed(options: Unkeyed): BackendOptions {
+  const text = JSON.stringify(options);
+  let found = made.get(text);
+  if (found === undefined) {
+    const key =
+      text === plainText ? '' : createHash('sha256').update(text).digest('hex').slice(0, 16);
+    found = { key, ...options };
+    if (made.size >= maxMade) made.clear();
+    made.set(text, found);
+  }
+  return found;
+}
+
+/**
+ * The backend options of one route, or the sentence's end saying why the route cannot be
+ * served (a rewrite-target naming a group its path regex does not have).
+ */
+export function routeOptions(
+  options: IngressOptions,
+  facts: RouteFacts,
+): BackendOptions | { readonly problem: string } {
+  const redirectTo =
+    options.permanentRedirect !== undefined
+      ? { location: options.permanentRedirect, code: options.permanentRedirectCode }
+      : options.temporalRedirect !== undefined
+        ? { location: options.temporalRedirect, code: options.temporalRedirectCode }
+        : null;
+  let rewrite: BackendOptions['rewrite'] = null;
+  const target = options.rewriteTarget;
+  if (target !== undefined && facts.regex !== undefined) {
+    if (target.highestGroup > facts.regex.groups) {
+      return {
+        problem: `rewrite-target names $${target.highestGroup}, but the path ${JSON.stringify(facts.regex.source)} has ${facts.regex.groups} capture group(s)`,
+      };
+    }
+    rewrite = { regex: anchoredRegex(facts.regex.source), format: target.format };
+  }
+  const redirectsToHttps = options.forceSslRedirect || (options.sslRedirect && facts.tlsHost);
+  return keyed({
+    sslRedirectCode: redirectsToHttps ? options.sslRedirectCode : null,
+    hsts: facts.tlsHost,
+    redirect: redirectTo,
+    appRoot: options.appRoot ?? null,
+    rewrite,
+    connectTimeout:
+      options.connectTimeout === undefined ? null : haproxyDuration(options.connectTimeout),
+    serverTimeout: ((ms) => (ms === undefined ? null : haproxyDuration(ms)))(
+      maxOf(options.readTimeout, options.sendTimeout),
+    ),
+    maxBodyBytes: options.maxBodyBytes,
+    allowRanges: options.allowRanges ?? null,
+    denyRanges: options.denyRanges ?? null,
+    protocol: options.backendProtocol ?? 'HTTP',
+    upstreamHost: options.upstreamVhost ?? null,
+  });
+}
+
+/** The options of a route that asks nothing: the defaults. */
+export const plainBackendOptions: BackendOptions = keyed(plain);
