@@ -30,6 +30,7 @@ export function defaultTemplateConfig(): Record<string, unknown> {
       maps: {
         'exact.map': { template: file('exact.map.liquid') },
         'prefix.map': { template: file('prefix.map.liquid') },
+        'regex.map': { template: file('regex.map.liquid') },
       },
       certificateLists: { 'certificates.list': { template: file('certificates.list.liquid') } },
     },
