@@ -60,7 +60,13 @@ function fetchVia(address: string, scheme: 'http' | 'https'): Promise<string> {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
-        resolve(`${response.statusCode ?? 0} ${Buffer.concat(chunks).toString().trim()}`);
+        const status = response.statusCode ?? 0;
+        const { location } = response.headers;
+        const body =
+          status >= 300 && status < 400 && location !== undefined
+            ? `-> ${location}`
+            : Buffer.concat(chunks).toString().trim();
+        resolve(`${status} ${body}`);
       });
     };
     const call =
@@ -168,7 +174,8 @@ try {
         );
       }
     }
-    if (answers.every((answer) => answer.includes(': 200 '))) break;
+    // HTTPS served; HTTP redirected to it (308), the default for a TLS host.
+    if (answers.every((answer) => /: (200|308) /.test(answer))) break;
     await sleep(200);
   }
   say('');

@@ -1,8 +1,8 @@
 /**
  * Traffic through the release's HAProxy Pods, by Pod IP: a sample backend (the product
  * image's Node, dev/lib/sample-backend.ts) behind an Ingress with TLS for the application
- * host, HTTP on :8080 and HTTPS on :8443 (SNI = the host) through every replica, once or in
- * rounds for as long as a phase runs.
+ * host, HTTPS on :8443 (SNI = the host) served and HTTP on :8080 redirected to it (308, the
+ * default for a TLS host) through every replica, once or in rounds for as long as a phase runs.
  */
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -23,7 +23,7 @@ export interface TrafficCheck {
   readonly pod: string;
   readonly address: string;
   readonly scheme: 'http' | 'https';
-  /** `<status> <body>`, or `error <message>`. */
+  /** `<status> <body>` (`<status> -> <Location>` for a redirect), or `error <message>`. */
   readonly answer: string;
   readonly ok: boolean;
 }
@@ -90,7 +90,13 @@ function get(address: string, scheme: 'http' | 'https'): Promise<string> {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
-        resolve(`${String(response.statusCode ?? 0)} ${Buffer.concat(chunks).toString()}`);
+        const status = response.statusCode ?? 0;
+        const { location } = response.headers;
+        const body =
+          status >= 300 && status < 400 && location !== undefined
+            ? `-> ${location}`
+            : Buffer.concat(chunks).toString();
+        resolve(`${String(status)} ${body}`);
       });
     };
     const call =
@@ -118,7 +124,9 @@ export async function checkTraffic(
   for (const pod of pods) {
     for (const scheme of schemes) {
       const answer = await get(pod.address, scheme);
-      const ok = answer === `200 ${backendName} /`;
+      const ok =
+        answer ===
+        (scheme === 'http' ? `308 -> https://${applicationHost}/` : `200 ${backendName} /`);
       checks.push({ phase, moment, pod: pod.name, address: pod.address, scheme, answer, ok });
     }
   }

@@ -1,13 +1,22 @@
 /**
  * The sample backend of tests and benches: a Deployment of one replica running the product
- * image's Node, answering every request with `<name> <path>` on :8080, and its Service (port
- * 80, named `http`), whose EndpointSlice the cluster maintains.
+ * image's Node, answering every request with `<name> <path>` on :8080 (or, asked with
+ * `Accept: application/json`, with what it received: name, method, path, headers and the
+ * client's address), and its Service (port 80, named `http`), whose EndpointSlice the cluster
+ * maintains.
  */
 
-/** The server the container runs (`node -e`): every request answers `<name> <path>`. */
+/** The server the container runs (`node -e`). */
 const sampleServer = [
   "const name = process.env.BACKEND_NAME ?? 'sample';",
   "require('node:http').createServer((req, res) => {",
+  "  if (req.headers.accept === 'application/json') {",
+  '    const { method, url: path, headers } = req;',
+  '    const client = req.socket.remoteAddress;',
+  '    const body = JSON.stringify({ name, method, path, headers, client });',
+  "    res.writeHead(200, { 'content-type': 'application/json' }).end(body);",
+  '    return;',
+  '  }',
   "  res.writeHead(200, { 'content-type': 'text/plain' }).end(`${name} ${req.url}`);",
   '}).listen(8080);',
   "process.on('SIGTERM', () => process.exit(0));",

@@ -213,9 +213,9 @@ beforeAll(async () => {
     site.ingress(
       'shop',
       [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend }] } }],
-      {
-        tls: [{ hosts: [host], secretName: 'shop-tls' }],
-      },
+      { tls: [{ hosts: [host], secretName: 'shop-tls' }] },
+      // HTTP served too (no redirect to HTTPS), so the load below asks both schemes.
+      { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' },
     ),
   );
   await eventually(

@@ -35,7 +35,7 @@ function excluded(metrics: string): number {
 }
 
 describe('haptic run against the chart, two HAProxy replicas and real agents', () => {
-  it('serves an Ingress on both replicas over HTTP and HTTPS, follows changes, and 404s after deletion', async () => {
+  it('serves an Ingress on both replicas over HTTPS, redirects HTTP to it (308), follows changes, and 404s after deletion', async () => {
     await site.tlsSecret('shop-tls', 'shop.example.com');
     await site.apply(
       site.ingress('shop', [route('shop.example.com', '/', 'Prefix', 'alpha')], {
@@ -44,8 +44,12 @@ describe('haptic run against the chart, two HAProxy replicas and real agents', (
     );
     await eventually(
       'served by alpha',
-      () => site.everywhere('shop.example.com', '/cart'),
+      () => site.everywhere('shop.example.com', '/cart', ['https']),
       all('200 alpha /cart'),
+    );
+    // A TLS host's HTTP requests are redirected, query kept, as ingress-nginx's ssl-redirect.
+    expect(await site.everywhere('shop.example.com', '/cart?item=1', ['http'])).toEqual(
+      Array(2).fill('308 -> https://shop.example.com/cart?item=1'),
     );
 
     await site.apply(
@@ -55,7 +59,7 @@ describe('haptic run against the chart, two HAProxy replicas and real agents', (
     );
     await eventually(
       'served by beta',
-      () => site.everywhere('shop.example.com', '/cart'),
+      () => site.everywhere('shop.example.com', '/cart', ['https']),
       all('200 beta /cart'),
     );
 
@@ -286,5 +290,113 @@ describe('haptic run against the chart, two HAProxy replicas and real agents', (
       () => site.everywhere('late.example.com', '/', ['http']),
       all('200 alpha /'),
     );
+  });
+
+  it("serves ingress-nginx's annotations through HAProxy, and leaves out only the routes of an Ingress with a value it cannot parse", async () => {
+    const json = { accept: 'application/json' };
+    const regex = (path: string) => ({ path, pathType: 'ImplementationSpecific' });
+    await site.apply(
+      site.ingress(
+        'rewrite',
+        [
+          {
+            host: 'rewrite.example.com',
+            http: {
+              paths: [
+                {
+                  ...regex('/app(/|$)(.*)'),
+                  backend: { service: { name: 'alpha', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+        {},
+        {
+          'nginx.ingress.kubernetes.io/use-regex': 'true',
+          'nginx.ingress.kubernetes.io/rewrite-target': '/$2',
+          'nginx.ingress.kubernetes.io/upstream-vhost': 'internal.alpha',
+        },
+      ),
+    );
+    await site.apply(
+      site.ingress(
+        'moved',
+        [route('moved.example.com', '/', 'Prefix', 'beta')],
+        {},
+        {
+          'nginx.ingress.kubernetes.io/permanent-redirect': 'https://new.example.com/landing',
+        },
+      ),
+    );
+    await site.apply(
+      site.ingress(
+        'closed',
+        [route('closed.example.com', '/', 'Prefix', 'beta')],
+        {},
+        {
+          'nginx.ingress.kubernetes.io/whitelist-source-range': '192.0.2.0/24',
+        },
+      ),
+    );
+    // One value that does not parse: this Ingress's routes are left out, with an Event.
+    await site.apply(
+      site.ingress(
+        'huge',
+        [route('huge.example.com', '/', 'Prefix', 'beta')],
+        {},
+        {
+          'nginx.ingress.kubernetes.io/proxy-body-size': 'huge',
+        },
+      ),
+    );
+    const [first] = site.replicas;
+    if (first === undefined) throw new Error('no replica');
+    const received = await eventually(
+      'the rewritten path at alpha',
+      async () => {
+        const answer = await site.fetch(first, 'http', 'rewrite.example.com', '/APP/x/y?q=1', {
+          ...json,
+          'x-forwarded-for': '203.0.113.9',
+        });
+        return answer.status === 200 ? (JSON.parse(answer.body) as Record<string, unknown>) : {};
+      },
+      (body) => body.name === 'alpha',
+      60_000,
+    );
+    expect(received).toMatchObject({ method: 'GET', path: '/x/y?q=1' });
+    const headers = received.headers as Record<string, string>;
+    expect(headers.host).toBe('internal.alpha');
+    expect(headers['x-forwarded-host']).toBe('rewrite.example.com');
+    expect(headers['x-forwarded-proto']).toBe('http');
+    expect(headers['x-forwarded-port']).toBe('80');
+    // The client's own X-Forwarded-For is replaced by the address HAProxy saw.
+    expect(headers['x-forwarded-for']).toBe(headers['x-real-ip']);
+    expect(headers['x-real-ip']).not.toBe('203.0.113.9');
+    expect(await site.everywhere('rewrite.example.com', '/app', ['http'])).toEqual(
+      Array(2).fill('200 alpha /'),
+    );
+    expect(await site.everywhere('moved.example.com', '/any', ['http'])).toEqual(
+      Array(2).fill('301 -> https://new.example.com/landing'),
+    );
+    expect(await site.everywhere('closed.example.com', '/', ['http'])).toEqual(
+      Array(2).fill(expect.stringMatching(/^403 /) as string),
+    );
+    expect(await site.everywhere('huge.example.com', '/', ['http'])).toEqual(
+      Array(2).fill('404 404 no Ingress matches this host and path'),
+    );
+    const events = await eventually(
+      'AnnotationInvalid Event',
+      async () =>
+        (
+          await kubectl([
+            ...['get', 'events', '-n', site.namespace, '--field-selector'],
+            ...['reason=AnnotationInvalid,involvedObject.name=huge', '-o', 'json'],
+          ])
+        ).stdout,
+      (text) => text.includes('proxy-body-size'),
+    );
+    expect(events).toContain('\\"huge\\"');
+    expect(events).toContain('bytes with an optional k, m or g');
   });
 });

@@ -43,6 +43,7 @@ export interface Backend {
 
 export interface Answer {
   readonly status: number;
+  /** The body; for a redirect (3xx), `-> ` and its Location. */
   readonly body: string;
 }
 
@@ -332,11 +333,12 @@ export class LocalSite {
     name: string,
     rules: readonly Record<string, unknown>[],
     extra: Record<string, unknown> = {},
+    annotations: Readonly<Record<string, string>> = {},
   ): Record<string, unknown> {
     return {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'Ingress',
-      metadata: { name, namespace: this.namespace },
+      metadata: { name, namespace: this.namespace, annotations },
       spec: { ingressClassName: this.ingressClass, rules, ...extra },
     };
   }
@@ -358,13 +360,14 @@ export class LocalSite {
     scheme: 'http' | 'https',
     host: string,
     path = '/',
+    headers: Readonly<Record<string, string>> = {},
   ): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const options = {
         host: replica.address,
         port: scheme === 'http' ? 8080 : 8443,
         path,
-        headers: { host },
+        headers: { ...headers, host },
         agent: false as const,
         timeout: 5_000,
       };
@@ -372,7 +375,13 @@ export class LocalSite {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() });
+          const status = response.statusCode ?? 0;
+          const location = response.headers.location;
+          const body =
+            status >= 300 && status < 400 && location !== undefined
+              ? `-> ${location}`
+              : Buffer.concat(chunks).toString();
+          resolve({ status, body });
         });
       };
       const call =

@@ -171,7 +171,7 @@ beforeAll(async () => {
   );
   await eventually(
     'served on both replicas',
-    () => site.everywhere(host, '/', ['http']),
+    () => site.everywhere(host, '/', ['https']),
     (answers) => answers.length === 2 && answers.every((a) => a === '200 alpha /'),
     120_000,
   );

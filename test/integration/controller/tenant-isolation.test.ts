@@ -47,14 +47,15 @@ function ingressIn(
   };
 }
 
-/** The owner's Ingress: shop.example.com over HTTP and HTTPS (its own certificate), served by alpha. */
+/**
+ * The owner's Ingress: shop.example.com over HTTP (no redirect to HTTPS, so both schemes
+ * reach the routes) and HTTPS (its own certificate), served by alpha.
+ */
 function shopIngress(annotations: Readonly<Record<string, string>> = {}) {
-  const ingress = ingressIn(
-    site.namespace,
-    'shop',
-    [route('shop.example.com', '/', 'alpha')],
-    annotations,
-  );
+  const ingress = ingressIn(site.namespace, 'shop', [route('shop.example.com', '/', 'alpha')], {
+    'nginx.ingress.kubernetes.io/ssl-redirect': 'false',
+    ...annotations,
+  });
   return {
     ...ingress,
     spec: { ...ingress.spec, tls: [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }] },
