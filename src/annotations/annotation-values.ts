@@ -96,7 +96,8 @@ export function parseRanges(text: string): Parsed<readonly string[]> {
   for (const item of items) {
     const [address = '', bits, extra] = item.split('/');
     const family = isIP(address);
-    if (family === 0 || extra !== undefined) return expected;
+    // An IPv6 zone (`fe80::1%eth0`) is an address to Node, not to HAProxy.
+    if (family === 0 || extra !== undefined || address.includes('%')) return expected;
     if (bits !== undefined) {
       if (!/^[0-9]{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128)) return expected;
       ranges.push(`${address.toLowerCase()}/${Number(bits)}`);
@@ -193,17 +194,72 @@ export interface PathRegex {
  */
 const regexCharacters = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/|^?[\]{}\\]*$/;
 
+/** Escapes of an operator: the character itself. */
+const operatorEscapes = new Set('.\\/()[]{}|^$?*+-');
+/** Escapes of a class: digits, word characters, spaces and their complements. */
+const classEscapes = new Set('dwsDWS');
+
+/**
+ * What JavaScript and PCRE2 would read differently in a class starting after `[` at `from`,
+ * and where the class ends (the index of its `]`).
+ */
+function classProblem(source: string, from: number): { problem?: string; end: number } {
+  let i = from;
+  if (source[i] === '^') i += 1;
+  if (source[i] === ']') return { problem: 'an empty character class', end: i };
+  // `[:alpha:]` outside a class is a POSIX class PCRE2 refuses, a class of `:alph` to JavaScript.
+  if (':.='.includes(source[from] ?? '')) {
+    return { problem: 'a class starting with ":", "." or "=" (POSIX syntax to PCRE2)', end: i };
+  }
+  // A `-` between two members makes a range; first or last in the class it is a literal.
+  let dashBefore = false;
+  const first = i;
+  for (; i < source.length; i += 1) {
+    const c = source[i];
+    if (c === ']') return { end: i };
+    if (c === '[' && ':.='.includes(source[i + 1] ?? '')) {
+      return { problem: 'a POSIX class ("[:", "[.", "[=" in a class)', end: i };
+    }
+    if (c === '\\') {
+      const next = source[i + 1] ?? '';
+      const rangeAfter = source[i + 2] === '-' && source[i + 3] !== ']';
+      if (classEscapes.has(next) && (dashBefore || rangeAfter)) {
+        return { problem: 'a range from a class escape ("[\\d-z]")', end: i };
+      }
+      i += 1;
+      dashBefore = false;
+      continue;
+    }
+    dashBefore = c === '-' && i > first;
+  }
+  return { problem: 'an unterminated character class', end: i };
+}
+
 /**
  * A regex that JavaScript and PCRE2 read alike: no `(?` construct but `(?:` (no lookbehind,
  * inline options, named groups or conditionals), no escape but of an operator or a class
- * (`\d \w \s \D \W \S`), no `[]` or `[^]` (an empty class in JavaScript, a literal `]` in
- * PCRE2, which could read the parentheses after it differently).
+ * (`\d \w \s \D \W \S`), and no class PCRE2 reads otherwise: an empty one (`[]`, `[^]`: a
+ * literal `]` in PCRE2, which could read the parentheses after it differently), a POSIX class
+ * (`[[:alpha:](]` is one class in PCRE2, a class and a group in JavaScript), a range from a
+ * class escape (`[\d-z]`, which PCRE2 does not compile).
  */
 function regexProblem(source: string): string | undefined {
-  if (/\(\?(?!:)/.test(source)) return 'a "(?" construct other than "(?:"';
-  if (/\\(?![dwsDWS.\\/()[\]{}|^$?*+-])/.test(source))
-    return 'an escape other than \\d \\w \\s \\D \\W \\S or of an operator';
-  if (/\[\^?\]/.test(source)) return 'an empty character class';
+  for (let i = 0; i < source.length; i += 1) {
+    const c = source[i];
+    if (c === '\\') {
+      const next = source[i + 1] ?? '';
+      if (!operatorEscapes.has(next) && !classEscapes.has(next)) {
+        return 'an escape other than \\d \\w \\s \\D \\W \\S or of an operator';
+      }
+      i += 1;
+    } else if (c === '[') {
+      const found = classProblem(source, i + 1);
+      if (found.problem !== undefined) return found.problem;
+      i = found.end;
+    } else if (c === '(' && source[i + 1] === '?' && source[i + 2] !== ':') {
+      return 'a "(?" construct other than "(?:"';
+    }
+  }
   return undefined;
 }
 

@@ -6,7 +6,8 @@
  * `key` tells them apart (empty for a route asking nothing beyond the defaults).
  */
 import { createHash } from 'node:crypto';
-import type { IngressOptions } from './annotation-catalog.ts';
+import type { IngressOptions } from './option-types.ts';
+import type { HashBy } from './traffic-values.ts';
 import {
   type BackendProtocol,
   type PathRegex,
@@ -39,6 +40,28 @@ export interface BackendOptions {
   readonly protocol: BackendProtocol;
   /** The Host header the servers receive. */
   readonly upstreamHost: string | null;
+  /** CORS: the headers' values, lists joined with `, `. */
+  readonly cors: {
+    /** `*`, or origins echoed back when the request's Origin is one of them. */
+    readonly origins: readonly string[];
+    readonly methods: string;
+    readonly headers: string;
+    readonly exposeHeaders: string | null;
+    readonly credentials: boolean;
+    readonly maxAge: number;
+  } | null;
+  /** Cookie affinity: the cookie HAProxy inserts, naming the server slot. */
+  readonly affinity: {
+    readonly cookie: string;
+    readonly maxAge: number | null;
+    readonly path: string;
+    readonly sameSite: string | null;
+  } | null;
+  /** HAProxy's `balance` arguments: `roundrobin`, `leastconn`, `hdr(x-user)`, `source`, `uri`, `hash req.cook(name)`. */
+  readonly balance: string;
+  /** Per client address, per HAProxy replica. */
+  readonly limitRps: number | null;
+  readonly limitConnections: number | null;
 }
 
 export interface RouteFacts {
@@ -79,6 +102,11 @@ const plain: Unkeyed = {
   denyRanges: null,
   protocol: 'HTTP',
   upstreamHost: null,
+  cors: null,
+  affinity: null,
+  balance: 'roundrobin',
+  limitRps: null,
+  limitConnections: null,
 };
 const plainText = JSON.stringify(plain);
 
@@ -97,6 +125,42 @@ function keyed(options: Unkeyed): BackendOptions {
     made.set(text, found);
   }
   return found;
+}
+
+function balanceOf(options: IngressOptions): string {
+  const hash: HashBy | undefined = options.hashBy;
+  if (hash === undefined) return options.loadBalance ?? 'roundrobin';
+  switch (hash.kind) {
+    case 'header':
+      return `hdr(${hash.name})`;
+    case 'cookie':
+      return `hash req.cook(${hash.name})`;
+    case 'source':
+    case 'uri':
+      return hash.kind;
+  }
+}
+
+function corsOf(options: IngressOptions): BackendOptions['cors'] {
+  if (!options.enableCors) return null;
+  return {
+    origins: options.corsOrigins,
+    methods: options.corsMethods.join(', '),
+    headers: options.corsHeaders.join(', '),
+    exposeHeaders: options.corsExposeHeaders?.join(', ') ?? null,
+    credentials: options.corsCredentials,
+    maxAge: options.corsMaxAge,
+  };
+}
+
+function affinityOf(options: IngressOptions): BackendOptions['affinity'] {
+  if (options.affinity === undefined) return null;
+  return {
+    cookie: options.sessionCookieName,
+    maxAge: options.sessionCookieMaxAge ?? null,
+    path: options.sessionCookiePath ?? '/',
+    sameSite: options.sessionCookieSameSite ?? null,
+  };
 }
 
 /**
@@ -140,6 +204,11 @@ export function routeOptions(
     denyRanges: options.denyRanges ?? null,
     protocol: options.backendProtocol ?? 'HTTP',
     upstreamHost: options.upstreamVhost ?? null,
+    cors: corsOf(options),
+    affinity: affinityOf(options),
+    balance: balanceOf(options),
+    limitRps: options.limitRps ?? null,
+    limitConnections: options.limitConnections ?? null,
   });
 }
 

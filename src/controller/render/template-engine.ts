@@ -163,6 +163,30 @@ function optionsItem(options: ModelBackend['options']): Readonly<Record<string, 
     deny_ranges: options.denyRanges === null ? null : [...options.denyRanges],
     protocol: options.protocol,
     upstream_host: options.upstreamHost,
+    cors:
+      options.cors === null
+        ? null
+        : {
+            any_origin: options.cors.origins.includes('*'),
+            origins: [...options.cors.origins],
+            methods: options.cors.methods,
+            headers: options.cors.headers,
+            expose_headers: options.cors.exposeHeaders,
+            credentials: options.cors.credentials,
+            max_age: options.cors.maxAge,
+          },
+    affinity:
+      options.affinity === null
+        ? null
+        : {
+            cookie: options.affinity.cookie,
+            max_age: options.affinity.maxAge,
+            path: options.affinity.path,
+            same_site: options.affinity.sameSite,
+          },
+    balance: options.balance,
+    limit_rps: options.limitRps,
+    limit_connections: options.limitConnections,
   };
 }
 
