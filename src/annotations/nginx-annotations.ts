@@ -110,7 +110,7 @@ const notServed: Readonly<Record<string, string>> = {
     'Not served yet: no affinity cookie written here carries this setting.',
   ),
   'enable-global-auth':
-    "ingress-nginx's global external authentication (its ConfigMap's global-auth-url) is not served yet, so routes that relied on it are served without it; move that authentication into the application first.",
+    "The global external authentication of ingress-nginx (its ConfigMap's global-auth-url) is not served yet, so routes that relied on it are served without it; move that authentication into the application first.",
   satisfy:
     'It only combines authentication requirements, and the authentication annotations (auth-*) are refused, so it changes nothing.',
   ...each(
@@ -177,7 +177,7 @@ const notServed: Readonly<Record<string, string>> = {
   'server-alias':
     'Not served yet: add the alias as another rule host of the Ingress, with the same paths.',
   'service-upstream':
-    'Not served: HAProxy sends requests to the Service’s ready endpoints directly, and endpoint changes reach it without a reload.',
+    "Not served: HAProxy sends requests to the Service's ready endpoints directly, and endpoint changes reach it without a reload.",
   ...each(
     'ssl-ciphers ssl-prefer-server-ciphers',
     "TLS settings are the template's, the same for every host (ssl-default-bind-ciphers and ssl-default-bind-options); they are not set per Ingress.",
@@ -219,9 +219,15 @@ const notServed: Readonly<Record<string, string>> = {
     "Not served: the redirect to HTTPS keeps the request's Host header as it came, port included.",
 };
 
-/** A catalog sentence as a table sentence: capitalised, with a full stop. */
+/**
+ * A catalog effect as a sentence: with a full stop, and capitalised when it starts with a plain
+ * word (not a name such as round_robin or $host).
+ */
 function sentence(text: string): string {
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${text.endsWith('.') ? '' : '.'}`;
+  const capitalised = /^[a-z]+[ ,:;]/.test(text)
+    ? `${text.charAt(0).toUpperCase()}${text.slice(1)}`
+    : text;
+  return `${capitalised}${capitalised.endsWith('.') ? '' : '.'}`;
 }
 
 /** The note for a name neither the catalog nor this table knows (a test holds there is none). */
