@@ -86,6 +86,11 @@ const differences: Readonly<Record<string, string>> = {
     "HTTP, HTTPS, GRPC and GRPCS as in ingress-nginx (HTTPS and GRPCS without verifying the Service's certificate, ingress-nginx's default), plus H2C; AUTO_HTTP and FCGI are invalid here, so an Ingress asking them is left out.",
 };
 
+/** `record[key]` if the record has it as its own key (never a prototype's, such as constructor). */
+function own(record: Readonly<Record<string, string>>, key: string): string | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 function each(list: string, note: string): Record<string, string> {
   return Object.fromEntries(names(list).map((name) => [name, note]));
 }
@@ -233,21 +238,33 @@ function sentence(text: string): string {
 /** The note for a name neither the catalog nor this table knows (a test holds there is none). */
 const unknownNote = 'This controller does not read it; the routes are served without it.';
 
+/**
+ * What becomes of annotation `fullName` (under ingress-nginx's or HAProxy's prefix) here, with
+ * this table's notes for ingress-nginx's names: the catalog's refusal or effect where it knows
+ * the name.
+ */
+export function annotationStatus(fullName: string): Omit<NginxAnnotation, 'name'> {
+  const refusal = refusalOf(fullName);
+  if (refusal !== undefined) {
+    return { status: 'refused', note: `The Ingress's routes are left out: ${refusal.why}.` };
+  }
+  const name = fullName.startsWith(nginxPrefix) ? fullName.slice(nginxPrefix.length) : undefined;
+  const supported = annotationsByName.get(fullName);
+  if (supported !== undefined) {
+    const difference = name === undefined ? undefined : own(differences, name);
+    return difference === undefined
+      ? { status: 'supported', note: sentence(supported.effect) }
+      : { status: 'differently', note: difference };
+  }
+  return {
+    status: 'unsupported',
+    note: (name === undefined ? undefined : own(notServed, name)) ?? unknownNote,
+  };
+}
+
 /** What becomes of `nginx.ingress.kubernetes.io/<name>` here. */
 export function nginxAnnotation(name: string): NginxAnnotation {
-  const full = `${nginxPrefix}${name}`;
-  const refusal = refusalOf(full);
-  if (refusal !== undefined) {
-    return { name, status: 'refused', note: `The Ingress's routes are left out: ${refusal.why}.` };
-  }
-  const supported = annotationsByName.get(full);
-  if (supported !== undefined) {
-    const difference = differences[name];
-    return difference === undefined
-      ? { name, status: 'supported', note: sentence(supported.effect) }
-      : { name, status: 'differently', note: difference };
-  }
-  return { name, status: 'unsupported', note: notServed[name] ?? unknownNote };
+  return { name, ...annotationStatus(`${nginxPrefix}${name}`) };
 }
 
 /** The names this table holds: documented, undocumented, and every nginx name of the catalog. */
@@ -278,7 +295,7 @@ export function nginxTableProblems(): string[] {
     refusalOf(`${nginxPrefix}${name}`) === undefined &&
     annotationsByName.has(`${nginxPrefix}${name}`);
   for (const { name, status } of nginxAnnotations) {
-    if (status === 'unsupported' && notServed[name] === undefined) {
+    if (status === 'unsupported' && own(notServed, name) === undefined) {
       problems.push(`${name} is neither read nor refused by the catalog, and has no note of why.`);
     }
   }
