@@ -26,6 +26,7 @@ const commands: Readonly<Record<string, () => Promise<Register>>> = {
   certificates: async () => (await import('./certificates-command.ts')).registerCertificatesCommand,
   config: async () => (await import('./config-command.ts')).registerConfigCommand,
   crds: async () => (await import('./crds-command.ts')).registerCrdsCommand,
+  ingress: async () => (await import('./ingress-lint.ts')).registerIngressCommand,
   preflight: async () => (await import('./preflight-command.ts')).registerPreflightCommand,
   run: async () => (await import('./run-command.ts')).registerRunCommand,
   sandbox: async () => (await import('./sandbox-command.ts')).registerSandboxCommand,
