@@ -72,7 +72,12 @@ describe('the ingress-nginx annotation table', () => {
     expect(nginxAnnotation('enable-opentelemetry').note).toMatch(/^Not planned: /);
   });
 
-  it('has a note for a name ingress-nginx does not have either', () => {
+  it('has a note for a name ingress-nginx does not have either, the prototype’s names too', () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      expect(nginxAnnotation(name).note, name).toBe(
+        'This controller does not read it; the routes are served without it.',
+      );
+    }
     expect(nginxAnnotation('ssl-redirects')).toEqual({
       name: 'ssl-redirects',
       status: 'unsupported',

@@ -221,7 +221,7 @@ const notServed: Readonly<Record<string, string>> = {
   'relative-redirects':
     'Redirects made here are as written: absolute URLs for HTTPS and for permanent-redirect and temporal-redirect, the path for app-root; this is not set per Ingress.',
   'use-port-in-redirects':
-    "Not served: the redirect to HTTPS keeps the request's Host header as it came, port included.",
+    "Not served: the redirect to HTTPS goes to the request's host without a port (port 443), as ingress-nginx's default does.",
 };
 
 /**
