@@ -2,12 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ClusterSnapshot, EndpointSliceView, SecretView } from './cluster-snapshot.ts';
 import { ingressEvents, ingressStates } from './ingress-events.ts';
 import { readIngress } from '../../validation/ingress-view.ts';
 import { KeptBackends, maxServersPerBackend } from './model-backends.ts';
-import { buildRoutingModel } from './routing-model.ts';
+import { KeptModel, buildRoutingModel } from './routing-model.ts';
 import { type EndpointRules, anyRangeEndpointRules } from '../../validation/endpoint-addresses.ts';
 
 interface ViewOptions {
@@ -586,6 +587,302 @@ describe('buildRoutingModel', () => {
       expect(result.warnings).toEqual([
         expect.objectContaining({ ingress: 'app/lone', reason: 'TLSHostsMissing' }),
       ]);
+    });
+  });
+
+  describe('annotations', () => {
+    const nginx = (name: string) => `nginx.ingress.kubernetes.io/${name}`;
+    const regex = { [nginx('use-regex')]: 'true' };
+
+    it('lists regex routes in regexMap, longest key first, each path in a group after its host as a literal', () => {
+      const result = buildRoutingModel(
+        snapshot([
+          view(
+            'a',
+            [rule('a.example.com', path('/app(/|$)(.*)', 'Prefix'), path('/a|/b', 'Exact'))],
+            {
+              annotations: regex,
+            },
+          ),
+          view('wild', [rule('*.example.com', path('/w(.*)', 'Prefix'))], { annotations: regex }),
+          view('nohost', [{ http: { paths: [path('/x.*', 'Prefix')] } }], { annotations: regex }),
+          view('plain', [rule('a.example.com', path('/api', 'Prefix'))]),
+        ]),
+        { now },
+      );
+      expect(result.model.regexMap).toEqual([
+        { key: '(?i)^a\\.example\\.com(?:/app(/|$)(.*))', backend: 'app:web:http' },
+        { key: '(?i)^\\*\\.example\\.com(?:/w(.*))', backend: 'app:web:http' },
+        { key: '(?i)^a\\.example\\.com(?:/a|/b)', backend: 'app:web:http' },
+        { key: '(?i)^\\*(?:/x.*)', backend: 'app:web:http' },
+      ]);
+      // Regex routes are in no other map; use-regex alone asks no backend of its own.
+      expect(result.model.exactMap).toEqual([
+        { key: 'a.example.com/api', backend: 'app:web:http' },
+      ]);
+      expect(result.model.prefixMap.map((entry) => entry.key)).toContain('a.example.com/api/');
+      expect(result.model.prefixMap.map((entry) => entry.key).join(' ')).not.toMatch(/[(|]|\/x/);
+      expect(result.model.backends.map((backend) => backend.name)).toEqual(['app:web:http']);
+      expect(result.model.routes.filter((route) => route.pathType === 'Regex')).toHaveLength(4);
+    });
+
+    it.each([
+      ['a.example.com/app/x', '(?i)^a\\.example\\.com(?:/app(/|$)(.*))'],
+      ['A.EXAMPLE.COM/APP', '(?i)^a\\.example\\.com(?:/app(/|$)(.*))'],
+      ['a.example.com/b', '(?i)^a\\.example\\.com(?:/a|/b)'],
+      ['aXexample.com/app', undefined],
+      ['evil.example.org/b', undefined],
+      ['evil.example.org/a.example.com/b', undefined],
+      ['a.example.com.evil.org/app', undefined],
+      ['*/x', '(?i)^\\*(?:/x.*)'],
+      ['b.example.com/x', undefined],
+    ])('matches the request key %j by %s (undefined: by no regex route)', (key, expected) => {
+      const result = buildRoutingModel(
+        snapshot([
+          view(
+            'a',
+            [rule('a.example.com', path('/app(/|$)(.*)', 'Prefix'), path('/a|/b', 'Exact'))],
+            {
+              annotations: regex,
+            },
+          ),
+          view('nohost', [{ http: { paths: [path('/x.*', 'Prefix')] } }], { annotations: regex }),
+        ]),
+        { now },
+      );
+      // As HAProxy's map_reg reads the map: the first key matching, (?i) as the i flag.
+      const found = result.model.regexMap.find((entry) =>
+        new RegExp(entry.key.replace(/^\(\?i\)/, ''), 'i').test(key),
+      );
+      expect(found?.key).toBe(expected);
+    });
+
+    describe('backend variants', () => {
+      const slices = new Map([['app/web', [slice('IPv4', ['10.0.0.1', '10.0.0.2', '10.0.0.3'])]]]);
+      const build = (ingresses: ReturnType<typeof view>[]) =>
+        buildRoutingModel(snapshot(ingresses, { endpointSlices: slices }), { now });
+
+      it('gives two Ingresses of one Service with different options two backends of the same slots, and one with the same options', () => {
+        const result = build([
+          view('big', [rule('a.example.com', path('/', 'Prefix'))], {
+            annotations: { [nginx('proxy-body-size')]: '8m' },
+          }),
+          view('slow', [rule('b.example.com', path('/', 'Prefix'))], {
+            annotations: { [nginx('proxy-read-timeout')]: '120' },
+          }),
+          view('big2', [rule('c.example.com', path('/', 'Prefix'))], {
+            annotations: { [nginx('proxy-body-size')]: '8M' },
+          }),
+          view('plain', [rule('d.example.com', path('/', 'Prefix'))]),
+        ]);
+        const { backends, routes } = result.model;
+        expect(backends).toHaveLength(3);
+        const [plain, ...variants] = backends;
+        expect(plain?.name).toBe('app:web:http');
+        for (const variant of variants) {
+          expect(variant.name).toMatch(/^app:web:http:[0-9a-f]{16}$/);
+          expect(variant.slots).toEqual(plain?.slots);
+          expect(variant.servers).toEqual(plain?.servers);
+        }
+        const byHost = Object.fromEntries(routes.map((route) => [route.host, route.backend]));
+        expect(byHost['a.example.com']).toBe(byHost['c.example.com']);
+        expect(new Set(Object.values(byHost)).size).toBe(3);
+        const big = backends.find((backend) => backend.name === byHost['a.example.com']);
+        const slow = backends.find((backend) => backend.name === byHost['b.example.com']);
+        expect(big?.options).toMatchObject({ maxBodyBytes: 8 * 1024 ** 2, serverTimeout: null });
+        expect(slow?.options).toMatchObject({ maxBodyBytes: 1024 ** 2, serverTimeout: '120s' });
+        expect(plain?.options.key).toBe('');
+      });
+
+      it('keeps the oldest claim of a path whatever options the newer Ingress asks', () => {
+        const older = view('older', [rule('a.example.com', path('/', 'Prefix'))], {
+          created: '2026-01-01T00:00:00Z',
+        });
+        const newer = view('newer', [rule('a.example.com', path('/', 'Prefix'))], {
+          created: '2026-02-01T00:00:00Z',
+          annotations: { [nginx('whitelist-source-range')]: '10.0.0.0/8' },
+        });
+        const result = build([newer, older]);
+        expect(result.model.routes.map((route) => route.backend)).toEqual(['app:web:http']);
+        expect(result.model.backends.map((backend) => backend.name)).toEqual(['app:web:http']);
+        expect(result.warnings.map((warning) => warning.reason)).toEqual(['IngressConflict']);
+      });
+    });
+  });
+
+  describe('an edited build', () => {
+    const tls = tlsSecret('tls', 'x.example.com', p256);
+    const nginx = (name: string) => `nginx.ingress.kubernetes.io/${name}`;
+
+    const annotations = fc.record({
+      useRegex: fc.constantFrom(undefined, 'true', 'false'),
+      rewriteTarget: fc.constantFrom(undefined, undefined, '/$1', '/$3', '/'),
+      bodySize: fc.constantFrom(undefined, '8m', '0', 'huge'),
+      allow: fc.constantFrom(undefined, '10.0.0.0/8', '10.0.0.0/8,192.0.2.7', 'not a range'),
+      timeout: fc.constantFrom(undefined, '120', '5s'),
+      sslRedirect: fc.constantFrom(undefined, 'false'),
+      refused: fc.constantFrom(undefined, undefined, undefined, 'configuration-snippet'),
+      ignored: fc.constantFrom(undefined, 'mirror-target'),
+    });
+
+    const ingressObject = fc.record({
+      namespace: fc.constantFrom('app', 'team'),
+      name: fc.constantFrom('one', 'two', 'three', 'four'),
+      created: fc.constantFrom('2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z', undefined),
+      host: fc.constantFrom('x.example.com', 'y.example.com', '*.example.com', ''),
+      paths: fc.array(
+        fc.record({
+          path: fc.constantFrom('/', '/api', '/v1/', '/app(/|$)(.*)', '/a|/b', '/(x', 'bad'),
+          pathType: fc.constantFrom('Prefix', 'Exact'),
+          service: fc.constantFrom('web', 'other', 'gone'),
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
+      tls: fc.constantFrom(undefined, 'tls', 'missing'),
+      annotations,
+    });
+    type IngressObject = typeof ingressObject extends fc.Arbitrary<infer T> ? T : never;
+
+    function annotationsOf(object: IngressObject): Record<string, string> {
+      const a = object.annotations;
+      const set: [string, string | undefined][] = [
+        [nginx('use-regex'), a.useRegex],
+        [nginx('rewrite-target'), a.rewriteTarget],
+        [nginx('proxy-body-size'), a.bodySize],
+        [nginx('whitelist-source-range'), a.allow],
+        [nginx('proxy-read-timeout'), a.timeout],
+        [nginx('ssl-redirect'), a.sslRedirect],
+        [nginx(a.refused ?? 'none'), a.refused === undefined ? undefined : 'x'],
+        [nginx(a.ignored ?? 'none'), a.ignored === undefined ? undefined : 'x'],
+      ];
+      return Object.fromEntries(
+        set.filter((entry): entry is [string, string] => entry[1] !== undefined),
+      );
+    }
+
+    function viewOf(object: IngressObject) {
+      const parsed = readIngress({
+        kind: 'Ingress',
+        metadata: {
+          namespace: object.namespace,
+          name: object.name,
+          ...(object.created === undefined ? {} : { creationTimestamp: object.created }),
+          annotations: annotationsOf(object),
+        },
+        spec: {
+          ...(object.tls === undefined
+            ? {}
+            : { tls: [{ hosts: [object.host || 'x.example.com'], secretName: object.tls }] }),
+          rules: [
+            {
+              ...(object.host === '' ? {} : { host: object.host }),
+              http: { paths: object.paths.map((p) => path(p.path, p.pathType, p.service)) },
+            },
+          ],
+        },
+      });
+      if (typeof parsed === 'string') throw new Error(parsed);
+      return parsed;
+    }
+
+    /** Ingresses of hosts of their own, some with options and regex paths, to merge into. */
+    const filler = Array.from({ length: 24 }, (_, i) =>
+      view(
+        `f${String(i)}`,
+        [
+          rule(
+            `f${String(i % 20)}.example.com`,
+            path(i % 3 === 0 ? '/' : `/p${String(i)}(.*)`, 'Prefix'),
+          ),
+        ],
+        {
+          namespace: 'fill',
+          created: `2026-01-${String((i % 28) + 1).padStart(2, '0')}T00:00:00Z`,
+          annotations:
+            i % 3 === 0
+              ? { [nginx('proxy-body-size')]: `${String(i)}m` }
+              : { [nginx('use-regex')]: 'true', [nginx('rewrite-target')]: '/$1' },
+        },
+      ),
+    );
+
+    const operation = fc.oneof(
+      fc.record({ kind: fc.constant('write' as const), object: ingressObject }),
+      fc.record({ kind: fc.constant('delete' as const), object: ingressObject }),
+    );
+
+    it('builds the model a build from nothing builds, as Ingresses with annotations and regex paths come and go', () => {
+      const services = new Map(
+        ['app', 'team', 'fill'].flatMap((namespace) =>
+          ['web', 'other'].map(
+            (name) =>
+              [
+                `${namespace}/${name}`,
+                { namespace, name, ports: [{ name: 'http', port: 80 }] },
+              ] as const,
+          ),
+        ),
+      );
+      const base = snapshot([], {
+        services,
+        secrets: new Map([
+          ['app/tls', tls],
+          ['team/tls', { ...tls, namespace: 'team' }],
+        ]),
+        endpointSlices: new Map([
+          ['app/web', [slice('IPv4', ['10.0.0.1', '10.0.0.2'])]],
+          ['fill/web', [{ ...slice('IPv4', ['10.0.3.1']), namespace: 'fill' }]],
+        ]),
+      });
+      let annotated = 0;
+      let regexRoutes = 0;
+      let variants = 0;
+      fc.assert(
+        fc.property(
+          fc.array(ingressObject, { maxLength: 6 }),
+          fc.array(operation, { minLength: 1, maxLength: 10 }),
+          fc.boolean(),
+          (initial, operations, endpointsChange) => {
+            const kept = { keptModel: new KeptModel(), keptBackends: new KeptBackends() };
+            const ingresses = new Map(filler.map((v) => [`${v.namespace}/${v.name}`, v]));
+            const put = (object: IngressObject): void => {
+              ingresses.set(`${object.namespace}/${object.name}`, viewOf(object));
+            };
+            initial.forEach(put);
+            let endpointSlices = base.endpointSlices;
+            for (const [i, step] of operations.entries()) {
+              if (step.kind === 'write') put(step.object);
+              else ingresses.delete(`${step.object.namespace}/${step.object.name}`);
+              if (endpointsChange && i % 3 === 2) {
+                endpointSlices = new Map([
+                  ...endpointSlices,
+                  [
+                    'app/other',
+                    [{ ...slice('IPv4', [`10.0.2.${String(i)}`]), serviceName: 'other' }],
+                  ],
+                ]);
+              }
+              const state: ClusterSnapshot = {
+                ...base,
+                endpointSlices,
+                ingresses: [...ingresses.values()],
+              };
+              const edited = buildRoutingModel(state, { now, ...kept });
+              expect(edited).toEqual(buildRoutingModel(state, { now }));
+              if (step.kind === 'write' && Object.keys(annotationsOf(step.object)).length > 0) {
+                annotated += 1;
+              }
+              regexRoutes += edited.model.regexMap.length;
+              variants += edited.model.backends.filter((b) => b.options.key !== '').length;
+            }
+          },
+        ),
+        { numRuns: 150 },
+      );
+      // The runs did build what they are about.
+      expect(annotated).toBeGreaterThan(50);
+      expect(regexRoutes).toBeGreaterThan(100);
+      expect(variants).toBeGreaterThan(100);
     });
   });
 });
