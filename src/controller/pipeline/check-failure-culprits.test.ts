@@ -293,7 +293,7 @@ describe('checkFailureCulprits', () => {
       template
         .replace('for slot in backend.slots', 'for server in backend.servers')
         .replace(
-          'server {{ slot.name }} {{ slot.endpoint }}{{ proto }}{% if slot.spare %} disabled{% endif %}',
+          'server {{ slot.name }} {{ slot.endpoint }}{{ proto }}{% if o.affinity %} cookie {{ slot.name }}{% endif %}{% if slot.spare %} disabled{% endif %}',
           'server {{ server.name }} {{ server.endpoint }} bogus',
         ),
     );

@@ -57,7 +57,12 @@ function path(path: string, pathType: 'Prefix' | 'Exact', service: ServiceName) 
 function ingress(name: string, spec: Record<string, unknown>): IngressView {
   const view = readIngress({
     kind: 'Ingress',
-    metadata: { namespace: 'shop', name },
+    // Plain HTTP served on the TLS host too (no redirect), so both schemes reach the routes.
+    metadata: {
+      namespace: 'shop',
+      name,
+      annotations: { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' },
+    },
     spec: { ingressClassName: 'haptic', ...spec },
   });
   if (typeof view === 'string') throw new Error(view);
