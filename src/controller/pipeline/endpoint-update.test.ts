@@ -8,6 +8,7 @@ import { buildBackend } from '../routing/model-backends.ts';
 import { assembleBundle, requestModel } from '../render/render-bundle.ts';
 import { readTemplateConfig } from '../../api/template-config.ts';
 import type { EndpointRules } from '../../validation/endpoint-addresses.ts';
+import { readIngress } from '../../validation/ingress-view.ts';
 import {
   createTemplateEngine,
   parseTemplates,
@@ -219,5 +220,87 @@ describe('endpointUpdate', () => {
     const previous = fullRender(snapshot);
     const same = withEndpoints(snapshot, 0, ['10.0.0.2', '10.0.0.1']);
     expect(endpointUpdate(previous, same, buildBackend)).toEqual({ kind: 'unchanged' });
+  });
+
+  describe('backend variants', () => {
+    /** An Ingress for svc1 whose annotations ask options: a backend variant of svc1's port. */
+    function annotated(name: string, host: string) {
+      const view = readIngress({
+        kind: 'Ingress',
+        metadata: {
+          namespace: 'app',
+          name,
+          annotations: {
+            'nginx.ingress.kubernetes.io/proxy-body-size': '8m',
+            'nginx.ingress.kubernetes.io/use-regex': 'true',
+          },
+        },
+        spec: {
+          ingressClassName: 'haptic',
+          rules: [
+            {
+              host,
+              http: {
+                paths: [
+                  {
+                    path: '/app(/|$)(.*)',
+                    pathType: 'Prefix',
+                    backend: { service: { name: 'svc1', port: { number: 80 } } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      });
+      if (typeof view === 'string') throw new Error(view);
+      return view;
+    }
+
+    it.each([
+      ['beside its plain backend', false, ['app:svc1:80', 'variant']],
+      ['alone', true, ['variant']],
+    ])(
+      "gives the slot changes of a Service's endpoints under its variant's name, %s, as a full render does",
+      async (_what, alone, names) => {
+        const base = await snapshotOf(3);
+        const ingresses = alone
+          ? base.ingresses.map((view, i) => (i === 1 ? annotated('ing1', 'h1.example.com') : view))
+          : [...base.ingresses, annotated('big', 'big.example.com')];
+        const snapshot = { ...base, ingresses };
+        const previous = fullRender(snapshot);
+        const variant = previous.model.model.backends.find((backend) =>
+          /^app:svc1:80:[0-9a-f]{16}$/.test(backend.name),
+        );
+        expect(variant?.options.maxBodyBytes).toBe(8 * 1024 ** 2);
+        expect(texts(previous)['haproxy.cfg']).toContain(`backend ${variant?.name ?? '?'}\n`);
+        const changed = withEndpoints(snapshot, 1, ['10.9.0.1', '10.9.0.2']);
+        const update = endpointUpdate(previous, changed, buildBackend);
+        expect(update.kind, JSON.stringify(update)).toBe('slots');
+        if (update.kind !== 'slots') return;
+        const changedBackends = [...new Set(update.changes.map((change) => change.backend))];
+        expect(changedBackends).toEqual(
+          names.map((name) => (name === 'variant' ? variant?.name : name)),
+        );
+        const slotsOf = (name: string | undefined) =>
+          update.changes
+            .filter((change) => change.backend === name)
+            .map(({ server, address, state }) => `${server} ${address} ${state}`)
+            .sort();
+        const variantSlots = slotsOf(variant?.name);
+        expect(variantSlots.map((slot) => slot.replace(/^s[0-9]+ /, ''))).toEqual([
+          '10.9.0.1 ready',
+          '10.9.0.2 ready',
+        ]);
+        // The plain backend of the same Service port changes the same slots.
+        if (!alone) expect(slotsOf('app:svc1:80')).toEqual(variantSlots);
+        const expected = fullRender(changed);
+        expect(texts(update)).toEqual(texts(expected));
+        expect(update.model.model.backends).toEqual(expected.model.model.backends);
+        expect(runtimePlan(setText(previous), setText(update))).toEqual(
+          expect.objectContaining({ runtime: true, changes: update.changes }),
+        );
+      },
+    );
   });
 });
