@@ -242,7 +242,7 @@ describe('readIngressOptions', () => {
     const names = [
       nginx('x-no-such-annotation'),
       haproxy('no-such-annotation'),
-      nginx('canary'),
+      nginx('x-not-read-either'),
       nginx('Configuration-Snippet'),
     ];
     const read = readIngressOptions(Object.fromEntries(names.map((name) => [name, 'x\ny'])), label);
