@@ -34,6 +34,13 @@ const snippet =
 const notYet =
   'authentication is not served by this controller yet, and serving the routes without it would open what the Ingress closes; keep this Ingress on ingress-nginx, or put the authentication in the application';
 
+const canary =
+  "canary routing is not served by this controller yet, and served as an ordinary Ingress the canary would take its primary's traffic (or lose its paths to it); keep the canary on ingress-nginx until it is";
+const passthrough =
+  'TLS passthrough is not served by this controller yet, and terminating TLS here would send plain HTTP to a backend that expects TLS; keep this Ingress on ingress-nginx';
+const verify =
+  "verifying the backend's certificate is not served by this controller yet, and serving without the check would be weaker than the Ingress asks; remove it to accept the backend's certificate unverified (ingress-nginx's default)";
+
 /** Annotations whose routes are left out: exact names, and name prefixes ending in `-`. */
 export const refusedAnnotations: readonly RefusedAnnotation[] = [
   { name: `${nginxPrefix}configuration-snippet`, why: snippet },
@@ -45,6 +52,11 @@ export const refusedAnnotations: readonly RefusedAnnotation[] = [
   { name: `${haproxyPrefix}frontend-config-snippet`, why: snippet },
   { name: `${haproxyPrefix}global-config-snippet`, why: snippet },
   { name: `${nginxPrefix}auth-`, why: notYet },
+  { name: `${nginxPrefix}canary`, why: canary },
+  { name: `${nginxPrefix}ssl-passthrough`, why: passthrough },
+  { name: `${haproxyPrefix}ssl-passthrough`, why: passthrough },
+  { name: `${nginxPrefix}proxy-ssl-verify`, why: verify },
+  { name: `${nginxPrefix}proxy-ssl-secret`, why: verify },
   { name: `${haproxyPrefix}auth-`, why: notYet },
 ];
 

@@ -175,8 +175,10 @@ const protocols: ReadonlySet<string> = new Set(['HTTP', 'HTTPS', 'GRPC', 'GRPCS'
 
 export function parseBackendProtocol(text: string): Parsed<BackendProtocol> {
   const value = text.trim().toUpperCase();
+  // ingress-nginx's AUTO_HTTP: HTTP/1.1 in clear, as HTTP.
+  if (value === 'AUTO_HTTP') return 'HTTP';
   if (protocols.has(value)) return value as BackendProtocol;
-  return { expected: 'one of HTTP, HTTPS, GRPC, GRPCS, H2C' };
+  return { expected: 'one of HTTP, HTTPS, GRPC, GRPCS, H2C, AUTO_HTTP' };
 }
 
 /** A path regex as ingress-nginx takes it with use-regex, checked for HAProxy's PCRE2. */

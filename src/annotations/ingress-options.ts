@@ -54,6 +54,15 @@ function shown(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 }
 
+/** The first `count` names, then how many more (an Event's message stays short). */
+function namedAtMost(names: readonly string[], count: number): string {
+  const shownNames = names
+    .slice(0, count)
+    .map((name) => (name.length > 100 ? `${name.slice(0, 100)}…` : name));
+  const more = names.length - count;
+  return more > 0 ? `${shownNames.join(', ')} and ${more} more` : shownNames.join(', ');
+}
+
 const plainIngress: ReadOptions = { options: defaultIngressOptions, findings: [], blocking: false };
 
 /** The options of an Ingress with these annotations, `label` its `namespace/name`. */
@@ -98,7 +107,7 @@ export function readIngressOptions(
       reason: annotationReasons.AnnotationIgnored,
       field: fieldOf(ignored[0] ?? ''),
       annotations: ignored,
-      message: `Ingress ${label} has annotations this controller does not read: ${ignored.join(', ')}. The routes are served without them; docs/ingress-migration.md says what to use instead.`,
+      message: `Ingress ${label} has annotations this controller does not read: ${namedAtMost(ignored, 10)}. The routes are served without them; docs/ingress-migration.md says what to use instead.`,
     });
   }
   if (options === undefined && findings.length === 0) return plainIngress;

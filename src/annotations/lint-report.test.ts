@@ -102,8 +102,10 @@ describe('the verdict on one annotation', () => {
       verdict: 'served',
       says: 'Requests for / are redirected (302) to this path.',
     });
-    expect(annotationVerdict(`${nginxPrefix}canary`, 'true')).toMatchObject({ verdict: 'ignored' });
-    expect(annotationVerdict(`${nginxPrefix}canary`, 'true').says).toContain('not served yet');
+    expect(annotationVerdict(`${nginxPrefix}proxy-buffering`, 'on')).toMatchObject({
+      verdict: 'ignored',
+    });
+    expect(annotationVerdict(`${nginxPrefix}proxy-buffering`, 'on').says).toContain('HAProxy');
     expect(annotationVerdict(`${haproxyPrefix}whatever`, 'x').says).toBe(
       'This controller does not read it; the routes are served without it.',
     );
@@ -113,7 +115,7 @@ describe('the verdict on one annotation', () => {
     const quoted = annotationVerdict(`${nginxPrefix}ssl-redirect`, true);
     expect(quoted.verdict).toBe('invalid');
     expect(quoted.says).toContain('a boolean (true), not a string');
-    expect(annotationVerdict(`${nginxPrefix}canary`, 10).says).toContain('a number (10)');
+    expect(annotationVerdict(`${nginxPrefix}proxy-buffering`, 10).says).toContain('a number (10)');
   });
 });
 
@@ -140,20 +142,26 @@ describe('the report on one Ingress', () => {
   it('fails for a refused or invalid annotation, saying the routes are left out', () => {
     const report = lintIngress({
       ...plain,
-      annotations: { [`${nginxPrefix}proxy-body-size`]: 'huge', [`${nginxPrefix}canary`]: 'true' },
+      annotations: {
+        [`${nginxPrefix}proxy-body-size`]: 'huge',
+        [`${nginxPrefix}proxy-buffering`]: 'on',
+      },
     });
     expect(report.failed).toBe(true);
     expect(report.lines[0]).toBe('Ingress shop/web (web.yaml): routes left out');
     expect(report.lines[1]).toMatch(
-      /^ {2}ignored {13}nginx\.ingress\.kubernetes\.io\/canary="true": /,
+      /^ {2}invalid {13}nginx\.ingress\.kubernetes\.io\/proxy-body-size="huge": Expected bytes/,
     );
     expect(report.lines[2]).toMatch(
-      /^ {2}invalid {13}nginx\.ingress\.kubernetes\.io\/proxy-body-size="huge": Expected bytes/,
+      /^ {2}ignored {13}nginx\.ingress\.kubernetes\.io\/proxy-buffering="on": /,
     );
   });
 
   it('passes with ignored annotations, saying so', () => {
-    const report = lintIngress({ ...plain, annotations: { [`${nginxPrefix}canary`]: 'true' } });
+    const report = lintIngress({
+      ...plain,
+      annotations: { [`${nginxPrefix}proxy-buffering`]: 'on' },
+    });
     expect(report).toMatchObject({ failed: false });
     expect(report.lines[0]).toBe('Ingress shop/web (web.yaml): served, some annotations ignored');
   });

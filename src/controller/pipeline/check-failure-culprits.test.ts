@@ -275,7 +275,7 @@ describe('checkFailureCulprits', () => {
 
   it('blames the template for a line that carries no value of an Ingress', () => {
     const broken = rendered(specs, (template) =>
-      template.replace('balance roundrobin', 'balance no-such-algorithm'),
+      template.replace('balance {{ o.balance }}', 'balance no-such-algorithm'),
     );
     const alerts = linesWith(broken.files.get('haproxy.cfg'), 'balance no-such').map(
       (line) =>
