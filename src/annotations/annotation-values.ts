@@ -163,8 +163,13 @@ const hostPattern = new RegExp(`^${dnsLabel}(\\.${dnsLabel})*(:[0-9]{1,5})?$`);
 /** A DNS name with an optional port, lower case (`api.internal`, `api.internal:8080`). */
 export function parseHostName(text: string): Parsed<string> {
   const value = text.trim().toLowerCase();
-  if (value.length > 253 || !hostPattern.test(value)) {
-    return { expected: 'a DNS name with an optional :port ("api.internal")' };
+  const port = /:([0-9]+)$/.exec(value)?.[1];
+  if (
+    value.length > 253 ||
+    !hostPattern.test(value) ||
+    (port !== undefined && (Number(port) < 1 || Number(port) > 65535))
+  ) {
+    return { expected: 'a DNS name with an optional :port from 1 to 65535 ("api.internal")' };
   }
   return value;
 }

@@ -84,11 +84,13 @@ const regexEntries = new WeakMap<ModelRoute, MapEntry>();
 
 /**
  * A Regex route's regex-map entry: host (a literal) and path regex in one PCRE2 key, matched
- * case-insensitively from the start of `host` + path. The path regex sits in a group of its
- * own, so its alternatives (`/a|/b`) stay under the route's host.
+ * case-insensitively from the start of `host` + path. The host must end where the path's `/`
+ * begins (`(?=/)`: a path like `/?\.victim\.org/.*` or `/x|puter/.*` cannot reach into a
+ * longer host), and the path regex sits in a group of its own, so its alternatives (`/a|/b`)
+ * stay under the route's host.
  */
 export function regexEntry(route: ModelRoute): MapEntry {
-  return entryOf(regexEntries, route, `(?i)^${regexLiteral(route.host)}(?:${route.path})`);
+  return entryOf(regexEntries, route, `(?i)^${regexLiteral(route.host)}(?=/)(?:${route.path})`);
 }
 
 /** What a state's claims read of the snapshot besides the Ingresses: its backends' sources. */

@@ -90,7 +90,7 @@ export interface RoutingModel {
   /** Prefix subtrees (`host/foo/`), longest first, for HAProxy's first-match `map_beg`. */
   readonly prefixMap: readonly MapEntry[];
   /**
-   * Regex paths as PCRE2 keys of host and path (`(?i)^a\\.example\\.com(?:/app(/|$)(.*))`),
+   * Regex paths as PCRE2 keys of host and path (`(?i)^a\\.example\\.com(?=/)(?:/app(/|$)(.*))`),
    * longest first, for HAProxy's first-match `map_reg`.
    */
   readonly regexMap: readonly MapEntry[];

@@ -611,10 +611,10 @@ describe('buildRoutingModel', () => {
         { now },
       );
       expect(result.model.regexMap).toEqual([
-        { key: '(?i)^a\\.example\\.com(?:/app(/|$)(.*))', backend: 'app:web:http' },
-        { key: '(?i)^\\*\\.example\\.com(?:/w(.*))', backend: 'app:web:http' },
-        { key: '(?i)^a\\.example\\.com(?:/a|/b)', backend: 'app:web:http' },
-        { key: '(?i)^\\*(?:/x.*)', backend: 'app:web:http' },
+        { key: '(?i)^a\\.example\\.com(?=/)(?:/app(/|$)(.*))', backend: 'app:web:http' },
+        { key: '(?i)^\\*\\.example\\.com(?=/)(?:/w(.*))', backend: 'app:web:http' },
+        { key: '(?i)^a\\.example\\.com(?=/)(?:/a|/b)', backend: 'app:web:http' },
+        { key: '(?i)^\\*(?=/)(?:/x.*)', backend: 'app:web:http' },
       ]);
       // Regex routes are in no other map; use-regex alone asks no backend of its own.
       expect(result.model.exactMap).toEqual([
@@ -627,14 +627,14 @@ describe('buildRoutingModel', () => {
     });
 
     it.each([
-      ['a.example.com/app/x', '(?i)^a\\.example\\.com(?:/app(/|$)(.*))'],
-      ['A.EXAMPLE.COM/APP', '(?i)^a\\.example\\.com(?:/app(/|$)(.*))'],
-      ['a.example.com/b', '(?i)^a\\.example\\.com(?:/a|/b)'],
+      ['a.example.com/app/x', '(?i)^a\\.example\\.com(?=/)(?:/app(/|$)(.*))'],
+      ['A.EXAMPLE.COM/APP', '(?i)^a\\.example\\.com(?=/)(?:/app(/|$)(.*))'],
+      ['a.example.com/b', '(?i)^a\\.example\\.com(?=/)(?:/a|/b)'],
       ['aXexample.com/app', undefined],
       ['evil.example.org/b', undefined],
       ['evil.example.org/a.example.com/b', undefined],
       ['a.example.com.evil.org/app', undefined],
-      ['*/x', '(?i)^\\*(?:/x.*)'],
+      ['*/x', '(?i)^\\*(?=/)(?:/x.*)'],
       ['b.example.com/x', undefined],
     ])('matches the request key %j by %s (undefined: by no regex route)', (key, expected) => {
       const result = buildRoutingModel(
@@ -656,6 +656,43 @@ describe('buildRoutingModel', () => {
       );
       expect(found?.key).toBe(expected);
     });
+
+    it.each([
+      [
+        'makes the "/" optional',
+        'a.example.com',
+        '/?\\.victim\\.org/.*',
+        'a.example.com.victim.org/anything',
+      ],
+      ['has an alternative without "/"', 'a.example.com', '/x|puter/.*', 'a.example.computer/x'],
+      [
+        'has no host and makes the "/" optional (the wildcard step)',
+        '',
+        '/?\\.example\\.com/.*',
+        '*.example.com/cart',
+      ],
+      ['has no host and an alternative without "/"', '', '/none|.*', '*.example.com/'],
+    ])(
+      'gives no request key of another host to a regex path that %s',
+      (_what, host, regexPath, otherHostKey) => {
+        const attacker = view(
+          'attacker',
+          [
+            host === ''
+              ? { http: { paths: [path(regexPath, 'Prefix')] } }
+              : rule(host, path(regexPath, 'Prefix')),
+          ],
+          { namespace: 'team', annotations: regex },
+        );
+        const result = buildRoutingModel(snapshot([attacker]), { now });
+        expect(result.model.regexMap).toHaveLength(1);
+        // HAProxy's map_reg, as the default template asks it before the other host's prefixes.
+        const found = result.model.regexMap.find((entry) =>
+          new RegExp(entry.key.replace(/^\(\?i\)/, ''), 'i').test(otherHostKey),
+        );
+        expect(found).toBeUndefined();
+      },
+    );
 
     describe('backend variants', () => {
       const slices = new Map([['app/web', [slice('IPv4', ['10.0.0.1', '10.0.0.2', '10.0.0.3'])]]]);
