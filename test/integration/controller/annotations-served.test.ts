@@ -2,9 +2,12 @@
  * The Ingress annotations the controller reads (ingress-nginx's and haproxy.org's), served: the
  * chart's default template is rendered as the controller renders it (model, templates, lint,
  * `haproxy -c`), served by real HAProxy, and asked with real HTTP/1.1, HTTPS and HTTP/2
- * requests. Each annotation is proven by what the client gets (status, Location, HSTS) and
- * what the backend received (path after a rewrite, Host, X-Forwarded-*, X-Real-IP, the HTTP
- * version and TLS of the connection HAProxy opened), as ingress-nginx would serve it. An
+ * requests. Each annotation is proven by what the client gets (status, Location, HSTS, CORS
+ * headers, the affinity cookie) and what the backend received (path after a rewrite, Host,
+ * X-Forwarded-*, X-Real-IP, the HTTP version and TLS of the connection HAProxy opened), or
+ * which of a Service's two endpoints answered (affinity, load-balance, upstream-hash-by), and
+ * how many requests of one client address are refused (limit-rps, limit-connections), as
+ * ingress-nginx would serve it. An
  * Ingress with a value that does not parse, a snippet or an auth-* annotation is left out
  * (its host answered by the template's 404), with a warning naming the annotation, the value
  * and the form it should have, while the other Ingresses of the same render are served.
@@ -21,6 +24,7 @@ import { connect as http2Connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { type Socket, connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
+import { connect as tlsConnect } from 'node:tls';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultTemplateConfig, tlsData } from '../../../bench/controller-fixture.ts';
@@ -60,17 +64,34 @@ const configDir = join(root, 'config');
 const n = 'nginx.ingress.kubernetes.io/';
 const h = 'haproxy.org/';
 
-/** The Services: each a loopback backend of its kind; `blackhole` never accepts. */
-const services: Readonly<Record<string, EchoKind | 'blackhole'>> = {
-  echo: 'http',
-  other: 'http',
-  secure: 'https',
-  h2c: 'h2c',
-  h2s: 'h2s',
-  blackhole: 'blackhole',
+/**
+ * The Services: one loopback backend of its kind per endpoint; `blackhole` never accepts.
+ * `pair` has two endpoints (echo backends `pair-1` and `pair-2`), for affinity and balancing;
+ * `limited` serves limit-connections alone, so its requests in flight are that test's.
+ */
+const services: Readonly<Record<string, readonly (EchoKind | 'blackhole')[]>> = {
+  echo: ['http'],
+  other: ['http'],
+  secure: ['https'],
+  h2c: ['h2c'],
+  h2s: ['h2s'],
+  blackhole: ['blackhole'],
+  pair: ['http', 'http'],
+  limited: ['http'],
 };
 type ServiceName = keyof typeof services;
 const serviceNames = Object.keys(services);
+
+/** Every endpoint: its Service, its 10.0.0.x address in the EndpointSlice, its backend's name. */
+const endpoints = serviceNames
+  .flatMap((service) =>
+    (services[service] ?? []).map((kind, index, kinds) => ({
+      service,
+      kind,
+      name: kinds.length === 1 ? service : `${service}-${String(index + 1)}`,
+    })),
+  )
+  .map((endpoint, index) => ({ ...endpoint, address: `10.0.0.${String(index + 1)}` }));
 
 const backends: EchoBackend[] = [];
 const sockets: Socket[] = [];
@@ -198,6 +219,82 @@ function ingresses(): IngressView[] {
       { [`${n}backend-protocol`]: 'GRPCS' },
       { service: 'h2s' },
     ),
+    // CORS
+    ingress('cors', 'cors.example.com', { [`${n}enable-cors`]: 'true' }),
+    ingress('corslist', 'corslist.example.com', {
+      [`${n}enable-cors`]: 'true',
+      [`${n}cors-allow-origin`]: 'https://app.example.com, https://admin.example.com:8443',
+      [`${n}cors-allow-methods`]: 'GET, POST',
+      [`${n}cors-allow-headers`]: 'X-Custom, Authorization',
+      [`${n}cors-expose-headers`]: 'X-Trace, X-Total',
+      [`${n}cors-max-age`]: '600',
+    }),
+    ingress('corsany', 'corsany.example.com', {
+      [`${n}enable-cors`]: 'true',
+      [`${n}cors-allow-origin`]: '*',
+      [`${n}cors-allow-credentials`]: 'false',
+    }),
+    // Affinity and balancing, over the two endpoints of `pair`
+    ingress('sticky', 'sticky.example.com', { [`${n}affinity`]: 'cookie' }, { service: 'pair' }),
+    ingress(
+      'stickyattrs',
+      'stickyattrs.example.com',
+      {
+        [`${n}affinity`]: 'cookie',
+        [`${n}session-cookie-name`]: 'route',
+        [`${n}session-cookie-max-age`]: '3600',
+        [`${n}session-cookie-path`]: '/app',
+        [`${n}session-cookie-samesite`]: 'Strict',
+      },
+      { service: 'pair' },
+    ),
+    ingress('roundrobin', 'roundrobin.example.com', {}, { service: 'pair' }),
+    ingress('ewma', 'ewma.example.com', { [`${n}load-balance`]: 'ewma' }, { service: 'pair' }),
+    ingress(
+      'hashhdr',
+      'hashhdr.example.com',
+      { [`${n}upstream-hash-by`]: '$http_x_user' },
+      { service: 'pair' },
+    ),
+    ingress(
+      'hashsrc',
+      'hashsrc.example.com',
+      { [`${n}upstream-hash-by`]: '$remote_addr' },
+      { service: 'pair' },
+    ),
+    ingress(
+      'hashcookie',
+      'hashcookie.example.com',
+      { [`${n}upstream-hash-by`]: '$cookie_session' },
+      { service: 'pair' },
+    ),
+    ingress(
+      'hashuri',
+      'hashuri.example.com',
+      { [`${n}upstream-hash-by`]: '$request_uri' },
+      { service: 'pair' },
+    ),
+    // Per-client limits
+    ingress('rps', 'rps.example.com', { [`${n}limit-rps`]: '5' }),
+    ingress(
+      'conns',
+      'conns.example.com',
+      { [`${n}limit-connections`]: '2' },
+      { service: 'limited' },
+    ),
+    // HSTS on HAProxy's own answers
+    ingress(
+      'hstsallow',
+      'hstsallow.example.com',
+      { [`${n}whitelist-source-range`]: '10.0.0.0/8' },
+      { tls: true },
+    ),
+    ingress(
+      'hstsown',
+      'hstsown.example.com',
+      { [`${n}app-root`]: '/start', [`${n}proxy-read-timeout`]: '1' },
+      { tls: true },
+    ),
     // Left out: a bad value, a snippet, authentication, an allow-list that does not parse
     ingress('bad', 'bad.example.com', { [`${n}proxy-body-size`]: 'huge' }),
     ingress('good', 'good.example.com', { [`${n}proxy-body-size`]: '2m' }),
@@ -214,7 +311,7 @@ function ingresses(): IngressView[] {
 async function snapshot(): Promise<ClusterSnapshot> {
   const serviceViews = new Map<string, ServiceView>();
   const slices = new Map<string, EndpointSliceView[]>();
-  serviceNames.forEach((name, index) => {
+  for (const name of serviceNames) {
     serviceViews.set(`shop/${name}`, {
       namespace: 'shop',
       name,
@@ -227,10 +324,12 @@ async function snapshot(): Promise<ClusterSnapshot> {
         serviceName: name,
         addressType: 'IPv4',
         ports: [{ name: 'http', port: 8080 }],
-        endpoints: [{ addresses: [`10.0.0.${index + 1}`], ready: true }],
+        endpoints: endpoints
+          .filter((endpoint) => endpoint.service === name)
+          .map((endpoint) => ({ addresses: [endpoint.address], ready: true })),
       },
     ]);
-  });
+  }
   return {
     ingresses: ingresses(),
     services: serviceViews,
@@ -337,21 +436,20 @@ beforeAll(async () => {
   // Only now, the endpoints become this test's backends.
   const certificate = await selfSignedCertificate('backend.shop.svc', { parent: root });
   const ports = new Map<string, number>();
-  for (const [index, name] of serviceNames.entries()) {
-    const kind = services[name];
+  for (const endpoint of endpoints) {
     let port: number;
-    if (kind === 'blackhole' || kind === undefined) {
+    if (endpoint.kind === 'blackhole') {
       port = await startBlackhole();
     } else {
-      const backend = await startEchoBackend(name, kind, certificate);
+      const backend = await startEchoBackend(endpoint.name, endpoint.kind, certificate);
       backends.push(backend);
       port = backend.port;
     }
-    ports.set(`10.0.0.${String(index + 1)}:8080`, port);
+    ports.set(`${endpoint.address}:8080`, port);
   }
   const servers = /^( {2}server \S+ )(10\.0\.0\.\d+:8080)(?= |$)/gm;
   const text = readFileSync(cfg, 'utf8');
-  expect(text.match(servers)?.length).toBeGreaterThanOrEqual(serviceNames.length);
+  expect(text.match(servers)?.length).toBeGreaterThanOrEqual(endpoints.length);
   writeFileSync(
     cfg,
     text.replace(servers, (_line, head: string, endpoint: string) => {
@@ -435,27 +533,56 @@ function ask(host: string, target: string, options: Ask = {}): Promise<Answer> {
   });
 }
 
-/** The status of a request whose head only is sent: `Content-Length` announced, no body. */
-async function statusOfHead(host: string, contentLength: number): Promise<number> {
+/**
+ * The status and headers (lower-case names, last value) of the answer to a request whose head
+ * only is sent: `Content-Length` announced, no body; over TLS (SNI: the host) with `tls`.
+ */
+async function headOf(
+  host: string,
+  contentLength: number,
+  options: { readonly tls?: boolean } = {},
+): Promise<{ status: number; headers: Map<string, string> }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = netConnect({ port: 8080, host: address, localAddress: client }, () => {
+    const send = () => {
       socket.write(
         `POST /upload HTTP/1.1\r\nHost: ${host}\r\nContent-Length: ${String(contentLength)}\r\n\r\n`,
       );
-    });
+    };
+    const socket =
+      options.tls === true
+        ? tlsConnect(
+            {
+              socket: netConnect({ port: 8443, host: address, localAddress: client }),
+              servername: host,
+              rejectUnauthorized: false,
+            },
+            send,
+          )
+        : netConnect({ port: 8080, host: address, localAddress: client }, send);
     socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer from ${host}`)));
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
       const status = /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1];
-      if (status !== undefined) {
+      if (status !== undefined && end >= 0) {
+        const headers = new Map<string, string>();
+        for (const line of text.slice(0, end).split('\r\n').slice(1)) {
+          const colon = line.indexOf(':');
+          headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+        }
         socket.destroy();
-        resolve(Number(status));
+        resolve({ status: Number(status), headers });
       }
     });
     socket.on('error', reject);
   });
+}
+
+/** The status of a request whose head only is sent (headOf). */
+async function statusOfHead(host: string, contentLength: number): Promise<number> {
+  return (await headOf(host, contentLength)).status;
 }
 
 interface H2Answer {
@@ -512,6 +639,61 @@ function warningsOf(name: string): string[] {
     .map((warning) => `${warning.reason}: ${warning.message}`);
 }
 
+/** Client addresses of the limit cases, used by nothing else. */
+const rpsClient = '127.0.38.50';
+const rpsOther = '127.0.38.51';
+const connsClient = '127.0.38.52';
+const connsOther = '127.0.38.53';
+const rpsBody = '503 too many requests a second from this client address';
+const connsBody = '503 too many concurrent requests from this client address';
+
+/** The Access-Control-* headers of an answer. */
+function corsHeaders(answer: Answer): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(answer.headers)
+      .filter(([name]) => name.startsWith('access-control-'))
+      .map(([name, value]) => [name, String(value)]),
+  );
+}
+
+/** The Vary header's names, lower case. */
+function varyOf(answer: Answer): string[] {
+  return (answer.headers.vary ?? '').split(',').map((name) => name.trim().toLowerCase());
+}
+
+/** The one Set-Cookie of `name`: its value and its attributes as written. */
+function setCookieOf(answer: Answer, name: string): { value: string; attributes: string[] } {
+  const cookies = (answer.headers['set-cookie'] ?? []).filter((cookie) =>
+    cookie.startsWith(`${name}=`),
+  );
+  expect(cookies, JSON.stringify(answer.headers)).toHaveLength(1);
+  const [pair = '', ...attributes] = (cookies[0] ?? '').split(';').map((part) => part.trim());
+  return { value: pair.slice(name.length + 1), attributes };
+}
+
+/** `count` answers of `send`, one after another. */
+async function sequence(count: number, send: () => Promise<Answer>): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (let i = 0; i < count; i++) answers.push(await send());
+  return answers;
+}
+
+function echoNamed(name: string): EchoBackend {
+  const found = backends.find((backend) => backend.service === name);
+  if (found === undefined) throw new Error(`no echo backend ${name}`);
+  return found;
+}
+
+/** The rendered backend section of Ingress shop/`ingressName`'s only route. */
+function backendSection(cfg: string, ingressName: string): string {
+  const name = model.model.routes.find((route) => route.ingress === `shop/${ingressName}`)?.backend;
+  if (name === undefined) throw new Error(`no route of shop/${ingressName}`);
+  const start = cfg.indexOf(`\nbackend ${name}\n`);
+  if (start < 0) throw new Error(`no backend ${name}`);
+  const end = cfg.indexOf('\nbackend ', start + 1);
+  return cfg.slice(start, end < 0 ? undefined : end);
+}
+
 function served(answer: Answer): Echoed {
   expect(answer.status, answer.body).toBe(200);
   if (answer.echoed === undefined) throw new Error(`no echo: ${answer.body}`);
@@ -528,7 +710,7 @@ describe('ingress-nginx annotations served through the default template', () => 
     expect(cfg).toContain('timeout connect 1s');
     const regexMap = rendered.get('maps/regex.map')?.toString() ?? '';
     // use-regex alone asks nothing of the backend: the Service port's plain backend.
-    expect(regexMap).toContain('(?i)^alt\\.example\\.com(?:/a|/b) shop:other:80\n');
+    expect(regexMap).toContain('(?i)^alt\\.example\\.com(?=/)(?:/a|/b) shop:other:80\n');
   });
 
   it('sets X-Forwarded-For, -Proto, -Host, -Port and X-Real-IP, replacing what the client sent', async () => {
@@ -814,6 +996,318 @@ describe('ingress-nginx annotations served through the default template', () => 
       alpn: 'h2',
     });
     expect(grpcs.trailers).toMatchObject({ 'grpc-status': '0' });
+  });
+
+  it('answers a CORS preflight itself (204), echoing the Origin with credentials, as ingress-nginx', async () => {
+    const origin = 'https://site.example.org';
+    const [preflight, get, options, noOrigin] = await Promise.all([
+      ask('cors.example.com', '/api/items', {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'PUT',
+          'access-control-request-headers': 'authorization',
+        },
+      }),
+      ask('cors.example.com', '/api/items', { headers: { origin } }),
+      // An OPTIONS without Access-Control-Request-Method is no preflight: the backend's.
+      ask('cors.example.com', '/api/items', { method: 'OPTIONS', headers: { origin } }),
+      ask('cors.example.com', '/api/items'),
+    ]);
+    expect(preflight.status).toBe(204);
+    // HAProxy's answer: the backend (which answers everything 200 with JSON) was not asked.
+    expect(preflight.echoed).toBeUndefined();
+    expect(preflight.body).toBe('');
+    expect(corsHeaders(preflight)).toEqual({
+      'access-control-allow-origin': origin,
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
+      'access-control-allow-headers':
+        'DNT, Keep-Alive, User-Agent, X-Requested-With, If-Modified-Since, Cache-Control, Content-Type, Range, Authorization',
+      'access-control-max-age': '1728000',
+    });
+    expect(varyOf(preflight)).toContain('origin');
+    expect(served(get)).toMatchObject({ method: 'GET', path: '/api/items' });
+    expect(corsHeaders(get)).toEqual({
+      'access-control-allow-origin': origin,
+      'access-control-allow-credentials': 'true',
+    });
+    expect(varyOf(get)).toContain('origin');
+    expect(served(options)).toMatchObject({ method: 'OPTIONS' });
+    expect(corsHeaders(options)['access-control-allow-origin']).toBe(origin);
+    // No Origin, no cross-origin request: nothing to allow.
+    expect(served(noOrigin).path).toBe('/api/items');
+    expect(corsHeaders(noOrigin)).toEqual({});
+  });
+
+  it('allows only the cors-allow-origin origins: another Origin gets no CORS headers, its preflight the backend', async () => {
+    const preflightOf = (origin: string) =>
+      ask('corslist.example.com', '/x', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
+    const [listed, listedGet, ported, unlisted, unlistedGet, lookalike, suffix] = await Promise.all(
+      [
+        preflightOf('https://app.example.com'),
+        ask('corslist.example.com', '/x', { headers: { origin: 'https://app.example.com' } }),
+        ask('corslist.example.com', '/y', {
+          headers: { origin: 'https://admin.example.com:8443' },
+        }),
+        preflightOf('https://evil.example.net'),
+        ask('corslist.example.com', '/x', { headers: { origin: 'https://evil.example.net' } }),
+        preflightOf('https://app.example.com.evil.example.net'),
+        // The same host over another scheme or port is another origin.
+        ask('corslist.example.com', '/x', { headers: { origin: 'http://app.example.com' } }),
+      ],
+    );
+    expect(listed.status).toBe(204);
+    expect(corsHeaders(listed)).toEqual({
+      'access-control-allow-origin': 'https://app.example.com',
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': 'GET, POST',
+      'access-control-allow-headers': 'X-Custom, Authorization',
+      'access-control-max-age': '600',
+    });
+    expect(varyOf(listed)).toContain('origin');
+    expect(served(listedGet).path).toBe('/x');
+    expect(corsHeaders(listedGet)).toEqual({
+      'access-control-allow-origin': 'https://app.example.com',
+      'access-control-allow-credentials': 'true',
+      'access-control-expose-headers': 'X-Trace, X-Total',
+    });
+    expect(served(ported).path).toBe('/y');
+    expect(corsHeaders(ported)['access-control-allow-origin']).toBe(
+      'https://admin.example.com:8443',
+    );
+    for (const refused of [unlisted, lookalike]) {
+      expect(served(refused)).toMatchObject({ method: 'OPTIONS', path: '/x' });
+      expect(corsHeaders(refused)).toEqual({});
+    }
+    for (const refused of [unlistedGet, suffix]) {
+      expect(served(refused).method).toBe('GET');
+      expect(corsHeaders(refused)).toEqual({});
+    }
+  });
+
+  it('answers "*" without credentials when cors-allow-credentials is "false"', async () => {
+    const origin = 'https://anywhere.example.org';
+    const [preflight, get] = await Promise.all([
+      ask('corsany.example.com', '/', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'DELETE' },
+      }),
+      ask('corsany.example.com', '/', { headers: { origin } }),
+    ]);
+    expect(preflight.status).toBe(204);
+    expect(corsHeaders(preflight)).toEqual({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
+      'access-control-allow-headers':
+        'DNT, Keep-Alive, User-Agent, X-Requested-With, If-Modified-Since, Cache-Control, Content-Type, Range, Authorization',
+      'access-control-max-age': '1728000',
+    });
+    expect(served(get).path).toBe('/');
+    expect(corsHeaders(get)).toEqual({ 'access-control-allow-origin': '*' });
+  });
+
+  it('keeps a client on its server with affinity: cookie (INGRESSCOOKIE, Path=/, HttpOnly)', async () => {
+    const rendered_ = rendered.get('haproxy.cfg')?.toString() ?? '';
+    expect(rendered_).toContain('  cookie INGRESSCOOKIE insert indirect nocache httponly\n');
+    const first = await ask('sticky.example.com', '/s');
+    const cookie = setCookieOf(first, 'INGRESSCOOKIE');
+    // HAProxy writes path=/ itself (and the template no second Path=/).
+    expect(cookie.attributes).toEqual(['path=/', 'HttpOnly']);
+    const home = served(first).service;
+    expect(['pair-1', 'pair-2']).toContain(home);
+    // With the cookie: always its server, and the cookie is not set again.
+    const kept = await sequence(20, () =>
+      ask('sticky.example.com', '/s', { headers: { cookie: `INGRESSCOOKIE=${cookie.value}` } }),
+    );
+    expect(kept.map((answer) => served(answer).service)).toEqual(Array(20).fill(home));
+    expect(kept.map((answer) => answer.headers['set-cookie'])).toEqual(Array(20).fill(undefined));
+    // Without it: both servers, each answer setting the cookie of the server it came from.
+    const fresh = await sequence(20, () => ask('sticky.example.com', '/s'));
+    const cookieOf = new Map<string, Set<string>>();
+    for (const answer of fresh) {
+      const service = served(answer).service;
+      const values = cookieOf.get(service) ?? new Set();
+      values.add(setCookieOf(answer, 'INGRESSCOOKIE').value);
+      cookieOf.set(service, values);
+    }
+    expect([...cookieOf.keys()].sort()).toEqual(['pair-1', 'pair-2']);
+    expect([...cookieOf.values()].map((values) => values.size)).toEqual([1, 1]);
+    expect(cookieOf.get(home)).toEqual(new Set([cookie.value]));
+  });
+
+  it('writes session-cookie-name, -max-age, -path and -samesite into the affinity cookie', async () => {
+    const first = await ask('stickyattrs.example.com', '/app/x');
+    expect(['pair-1', 'pair-2']).toContain(served(first).service);
+    const cookie = setCookieOf(first, 'route');
+    // After HAProxy's own path=/: a user agent takes the last Path (RFC 6265 5.3, step 7).
+    expect(cookie.attributes).toEqual([
+      'path=/',
+      'HttpOnly',
+      'Path=/app',
+      'Max-Age=3600',
+      'SameSite=Strict',
+    ]);
+    expect(first.headers['set-cookie']?.join()).not.toContain('INGRESSCOOKIE');
+    const kept = await sequence(10, () =>
+      ask('stickyattrs.example.com', '/app/y', { headers: { cookie: `route=${cookie.value}` } }),
+    );
+    expect(new Set(kept.map((answer) => served(answer).service))).toEqual(
+      new Set([served(first).service]),
+    );
+  });
+
+  it('balances ewma as leastconn: a server busy with a slow request is passed over', async () => {
+    const cfg = rendered.get('haproxy.cfg')?.toString() ?? '';
+    expect(backendSection(cfg, 'ewma')).toContain('\n  balance leastconn\n');
+    expect(backendSection(cfg, 'roundrobin')).toContain('\n  balance roundrobin\n');
+    const [one, two] = [echoNamed('pair-1'), echoNamed('pair-2')];
+    const idle = () => one.inFlight() + two.inFlight() === 0;
+    await eventually(
+      'the pair is idle',
+      () => Promise.resolve(idle()),
+      (yes) => yes,
+      10_000,
+    );
+    const slow = ask('ewma.example.com', '/slow?ms=2000');
+    // Awaited below; handled now, so an earlier failure leaves no unhandled rejection behind.
+    slow.catch(() => undefined);
+    await eventually(
+      'the slow request reached a server',
+      () => Promise.resolve(one.inFlight() + two.inFlight()),
+      (count) => count === 1,
+      10_000,
+    );
+    const busy = one.inFlight() === 1 ? 'pair-1' : 'pair-2';
+    const quick = await sequence(6, () => ask('ewma.example.com', '/q'));
+    const roundRobin = await sequence(6, () => ask('roundrobin.example.com', '/q'));
+    expect(served(await slow).service).toBe(busy);
+    expect(quick.map((answer) => served(answer).service)).toEqual(
+      Array(6).fill(busy === 'pair-1' ? 'pair-2' : 'pair-1'),
+    );
+    // Round robin, the same moment, takes the busy server in turn.
+    expect(new Set(roundRobin.map((answer) => served(answer).service))).toEqual(
+      new Set(['pair-1', 'pair-2']),
+    );
+  });
+
+  it('hashes by a header with upstream-hash-by $http_x_user: one value one server, values spread', async () => {
+    const cfg = rendered.get('haproxy.cfg')?.toString() ?? '';
+    expect(backendSection(cfg, 'hashhdr')).toContain('\n  balance hdr(x-user)\n');
+    const alice = await sequence(20, () =>
+      ask('hashhdr.example.com', '/h', { headers: { 'x-user': 'alice' } }),
+    );
+    expect(new Set(alice.map((answer) => served(answer).service)).size).toBe(1);
+    const users = Array.from({ length: 16 }, (_, index) => `user-${String(index)}`);
+    const serverOf = async (user: string) =>
+      served(await ask('hashhdr.example.com', '/h', { headers: { 'x-user': user } })).service;
+    const once = await Promise.all(users.map(serverOf));
+    const again = await Promise.all(users.map(serverOf));
+    expect(again).toEqual(once);
+    expect(new Set(once)).toEqual(new Set(['pair-1', 'pair-2']));
+  });
+
+  it('hashes by client address with upstream-hash-by $remote_addr', async () => {
+    const cfg = rendered.get('haproxy.cfg')?.toString() ?? '';
+    expect(backendSection(cfg, 'hashsrc')).toContain('\n  balance source\n');
+    const addresses = Array.from({ length: 8 }, (_, index) => `127.0.38.${String(40 + index)}`);
+    const serversOf = async (from: string) =>
+      new Set(
+        (await sequence(5, () => ask('hashsrc.example.com', '/r', { from }))).map(
+          (answer) => served(answer).service,
+        ),
+      );
+    const perAddress = await Promise.all(addresses.map(serversOf));
+    // Each address always its one server; the addresses over both.
+    expect(perAddress.map((set) => set.size)).toEqual(Array(8).fill(1));
+    expect(new Set(perAddress.flatMap((set) => [...set]))).toEqual(new Set(['pair-1', 'pair-2']));
+  });
+
+  it('hashes by a cookie ($cookie_session) and by the URI ($request_uri)', async () => {
+    const cfg = rendered.get('haproxy.cfg')?.toString() ?? '';
+    expect(backendSection(cfg, 'hashcookie')).toContain('\n  balance hash req.cook(session)\n');
+    expect(backendSection(cfg, 'hashuri')).toContain('\n  balance uri\n');
+    const keys = Array.from({ length: 16 }, (_, index) => `k${String(index)}`);
+    const byCookie = (key: string) =>
+      ask('hashcookie.example.com', '/c', { headers: { cookie: `other=1; session=${key}` } });
+    const byUri = (key: string) => ask('hashuri.example.com', `/u/${key}`);
+    for (const send of [byCookie, byUri]) {
+      const once = (await Promise.all(keys.map(send))).map((answer) => served(answer).service);
+      const again = (await Promise.all(keys.map(send))).map((answer) => served(answer).service);
+      expect(again).toEqual(once);
+      expect(new Set(once)).toEqual(new Set(['pair-1', 'pair-2']));
+    }
+  });
+
+  it('answers 503 over limit-rps to that client address only', async () => {
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, () => ask('rps.example.com', '/b', { from: rpsClient })),
+    );
+    const other = await ask('rps.example.com', '/b', { from: rpsOther });
+    const statuses = burst.map((answer) => answer.status);
+    expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+    // 5 a second: of 20 at once, about 5 served, the rest refused (margins for a slow host).
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThanOrEqual(10);
+    const refused = burst.find((answer) => answer.status === 503);
+    expect(refused?.body).toBe(rpsBody);
+    expect(served(other).path).toBe('/b');
+  });
+
+  it('answers 503 over limit-connections to that client address only, while its requests last', async () => {
+    const limited = echoNamed('limited');
+    const slow = [0, 1].map(() => ask('conns.example.com', '/slow?ms=2000', { from: connsClient }));
+    // Awaited below; handled now, so an earlier failure leaves no unhandled rejection behind.
+    for (const request of slow) request.catch(() => undefined);
+    await eventually(
+      'two slow requests reached the backend',
+      () => Promise.resolve(limited.inFlight()),
+      (count) => count === 2,
+      10_000,
+    );
+    const [third, fourth, other] = await Promise.all([
+      ask('conns.example.com', '/slow?ms=2000', { from: connsClient }),
+      ask('conns.example.com', '/q', { from: connsClient }),
+      ask('conns.example.com', '/q', { from: connsOther }),
+    ]);
+    expect([third.status, fourth.status]).toEqual([503, 503]);
+    expect(third.body).toBe(connsBody);
+    expect(served(other).path).toBe('/q');
+    expect((await Promise.all(slow)).map((answer) => served(answer).path)).toEqual([
+      '/slow?ms=2000',
+      '/slow?ms=2000',
+    ]);
+    // Its requests over, the address is served again.
+    expect(served(await ask('conns.example.com', '/q', { from: connsClient })).path).toBe('/q');
+  });
+
+  it("sets HSTS on HAProxy's own HTTPS answers of a TLS host: 403, 302, 413 and 504", async () => {
+    const [forbidden, appRoot, app, timeout, tooLarge, plainForbidden] = await Promise.all([
+      ask('hstsallow.example.com', '/', { tls: true }),
+      ask('hstsown.example.com', '/', { tls: true }),
+      ask('hstsown.example.com', '/start', { tls: true }),
+      ask('hstsown.example.com', '/slow?ms=2500', { tls: true }),
+      headOf('hstsown.example.com', 2 * 1024 * 1024, { tls: true }),
+      ask('hstsallow.example.com', '/'),
+    ]);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.headers['strict-transport-security']).toBe(hsts);
+    expect(appRoot.status).toBe(302);
+    expect(appRoot.headers.location).toBe('/start');
+    expect(appRoot.headers['strict-transport-security']).toBe(hsts);
+    expect(served(app).path).toBe('/start');
+    expect(app.headers['strict-transport-security']).toBe(hsts);
+    expect(timeout.status).toBe(504);
+    expect(timeout.headers['strict-transport-security']).toBe(hsts);
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get('strict-transport-security')).toBe(hsts);
+    // Over HTTP: redirected to HTTPS before the allow-list, and no HSTS.
+    expect(plainForbidden.status).toBe(308);
+    expect(plainForbidden.headers['strict-transport-security']).toBeUndefined();
   });
 
   it('leaves out an Ingress with a bad value, a snippet or auth-*, serving the others', async () => {

@@ -6,7 +6,8 @@
  * talks to a Service: HTTP/1.1 (`http`), HTTP/1.1 over TLS (`https`), HTTP/2 in clear text
  * (`h2c`, prior knowledge) and HTTP/2 over TLS (`h2s`, ALPN h2).
  *
- * `/slow?ms=N` answers after N ms (default 2,000). A request with a `content-type` of
+ * `/slow?ms=N` answers after N ms (default 2,000); `inFlight()` counts the requests received
+ * and not yet answered, so a test waits for a slow request to have reached it. A request with a `content-type` of
  * `application/grpc…` over HTTP/2 gets gRPC's answer shape: its JSON, then a `grpc-status: 0`
  * trailer.
  */
@@ -49,6 +50,8 @@ export interface EchoBackend {
   readonly service: string;
   readonly kind: EchoKind;
   readonly port: number;
+  /** Requests received whose answer is not yet sent. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -64,8 +67,17 @@ function plainHeaders(headers: IncomingHttpHeaders): Record<string, string | rea
   return plain;
 }
 
-function handler(service: string) {
+function handler(service: string, pending: { count: number }) {
   return (request: Request, response: Response): void => {
+    pending.count++;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      pending.count--;
+    };
+    response.on('finish', finish);
+    response.on('close', finish);
     let bodyBytes = 0;
     request.on('data', (chunk: Buffer) => {
       bodyBytes += chunk.length;
@@ -116,7 +128,8 @@ export async function startEchoBackend(
   kind: EchoKind,
   tls?: { readonly cert: string; readonly key: string },
 ): Promise<EchoBackend> {
-  const handle = handler(service);
+  const pending = { count: 0 };
+  const handle = handler(service, pending);
   let server: Server | Http2Server | Http2SecureServer;
   const sessions = new Set<ServerHttp2Session>();
   switch (kind) {
@@ -148,6 +161,7 @@ export async function startEchoBackend(
     service,
     kind,
     port: bound.port,
+    inFlight: () => pending.count,
     close: () =>
       new Promise<void>((resolve) => {
         for (const session of sessions) session.destroy();
