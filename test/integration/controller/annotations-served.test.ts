@@ -998,9 +998,9 @@ describe('ingress-nginx annotations served through the default template', () => 
     expect(grpcs.trailers).toMatchObject({ 'grpc-status': '0' });
   });
 
-  it('answers a CORS preflight itself (204), echoing the Origin with credentials, as ingress-nginx', async () => {
+  it('answers a CORS preflight itself (204) with ingress-nginx’s defaults, any origin as "*"', async () => {
     const origin = 'https://site.example.org';
-    const [preflight, get, options, noOrigin] = await Promise.all([
+    const [preflight, get, options, noOrigin, nullOrigin] = await Promise.all([
       ask('cors.example.com', '/api/items', {
         method: 'OPTIONS',
         headers: {
@@ -1013,13 +1013,16 @@ describe('ingress-nginx annotations served through the default template', () => 
       // An OPTIONS without Access-Control-Request-Method is no preflight: the backend's.
       ask('cors.example.com', '/api/items', { method: 'OPTIONS', headers: { origin } }),
       ask('cors.example.com', '/api/items'),
+      ask('cors.example.com', '/api/items', { headers: { origin: 'null' } }),
     ]);
     expect(preflight.status).toBe(204);
     // HAProxy's answer: the backend (which answers everything 200 with JSON) was not asked.
     expect(preflight.echoed).toBeUndefined();
     expect(preflight.body).toBe('');
+    // "*", as ingress-nginx answers: with it a browser sends no cookies, while the request's
+    // Origin echoed with credentials would let every site read a signed-in user's answers.
     expect(corsHeaders(preflight)).toEqual({
-      'access-control-allow-origin': origin,
+      'access-control-allow-origin': '*',
       'access-control-allow-credentials': 'true',
       'access-control-allow-methods': 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
       'access-control-allow-headers':
@@ -1029,12 +1032,14 @@ describe('ingress-nginx annotations served through the default template', () => 
     expect(varyOf(preflight)).toContain('origin');
     expect(served(get)).toMatchObject({ method: 'GET', path: '/api/items' });
     expect(corsHeaders(get)).toEqual({
-      'access-control-allow-origin': origin,
+      'access-control-allow-origin': '*',
       'access-control-allow-credentials': 'true',
     });
     expect(varyOf(get)).toContain('origin');
     expect(served(options)).toMatchObject({ method: 'OPTIONS' });
-    expect(corsHeaders(options)['access-control-allow-origin']).toBe(origin);
+    expect(corsHeaders(options)['access-control-allow-origin']).toBe('*');
+    // A sandboxed document's Origin is not echoed either.
+    expect(corsHeaders(nullOrigin)['access-control-allow-origin']).toBe('*');
     // No Origin, no cross-origin request: nothing to allow.
     expect(served(noOrigin).path).toBe('/api/items');
     expect(corsHeaders(noOrigin)).toEqual({});
@@ -1046,8 +1051,8 @@ describe('ingress-nginx annotations served through the default template', () => 
         method: 'OPTIONS',
         headers: { origin, 'access-control-request-method': 'POST' },
       });
-    const [listed, listedGet, ported, unlisted, unlistedGet, lookalike, suffix] = await Promise.all(
-      [
+    const [listed, listedGet, ported, unlisted, unlistedGet, lookalike, suffix, nullGet] =
+      await Promise.all([
         preflightOf('https://app.example.com'),
         ask('corslist.example.com', '/x', { headers: { origin: 'https://app.example.com' } }),
         ask('corslist.example.com', '/y', {
@@ -1058,8 +1063,8 @@ describe('ingress-nginx annotations served through the default template', () => 
         preflightOf('https://app.example.com.evil.example.net'),
         // The same host over another scheme or port is another origin.
         ask('corslist.example.com', '/x', { headers: { origin: 'http://app.example.com' } }),
-      ],
-    );
+        ask('corslist.example.com', '/x', { headers: { origin: 'null' } }),
+      ]);
     expect(listed.status).toBe(204);
     expect(corsHeaders(listed)).toEqual({
       'access-control-allow-origin': 'https://app.example.com',
@@ -1083,7 +1088,7 @@ describe('ingress-nginx annotations served through the default template', () => 
       expect(served(refused)).toMatchObject({ method: 'OPTIONS', path: '/x' });
       expect(corsHeaders(refused)).toEqual({});
     }
-    for (const refused of [unlistedGet, suffix]) {
+    for (const refused of [unlistedGet, suffix, nullGet]) {
       expect(served(refused).method).toBe('GET');
       expect(corsHeaders(refused)).toEqual({});
     }
