@@ -24,6 +24,7 @@ import { connect as http2Connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { type Socket, connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as tlsConnect } from 'node:tls';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -642,6 +643,7 @@ function warningsOf(name: string): string[] {
 /** Client addresses of the limit cases, used by nothing else. */
 const rpsClient = '127.0.38.50';
 const rpsOther = '127.0.38.51';
+const rpsSteady = '127.0.38.54';
 const connsClient = '127.0.38.52';
 const connsOther = '127.0.38.53';
 const rpsBody = '503 too many requests a second from this client address';
@@ -1142,6 +1144,18 @@ describe('ingress-nginx annotations served through the default template', () => 
     expect([...cookieOf.keys()].sort()).toEqual(['pair-1', 'pair-2']);
     expect([...cookieOf.values()].map((values) => values.size)).toEqual([1, 1]);
     expect(cookieOf.get(home)).toEqual(new Set([cookie.value]));
+    // A cookie naming a spare (disabled) slot or no slot: balanced, and given a usable cookie.
+    const spare = /\n {2}server (\S+) 127\.0\.0\.1:1 .*disabled\n/.exec(
+      backendSection(rendered_, 'sticky'),
+    )?.[1];
+    expect(spare).toBeDefined();
+    for (const value of [spare ?? '', 'bogus']) {
+      const answer = await ask('sticky.example.com', '/s', {
+        headers: { cookie: `INGRESSCOOKIE=${value}` },
+      });
+      const service = served(answer).service;
+      expect(cookieOf.get(service)).toEqual(new Set([setCookieOf(answer, 'INGRESSCOOKIE').value]));
+    }
   });
 
   it('writes session-cookie-name, -max-age, -path and -samesite into the affinity cookie', async () => {
@@ -1261,6 +1275,24 @@ describe('ingress-nginx annotations served through the default template', () => 
     const refused = burst.find((answer) => answer.status === 503);
     expect(refused?.body).toBe(rpsBody);
     expect(served(other).path).toBe('/b');
+  });
+
+  it('serves limit-rps requests a second to a client that keeps asking for more', async () => {
+    // 10 a second for 3 s: ingress-nginx accepts 5 of them each second and refuses the rest;
+    // counting the refused requests too would keep the client over the limit, served never again.
+    const sent: Promise<Answer>[] = [];
+    for (let i = 0; i < 30; i++) {
+      sent.push(ask('rps.example.com', '/steady', { from: rpsSteady }));
+      await sleep(100);
+    }
+    const statuses = (await Promise.all(sent)).map((answer) => answer.status);
+    expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+    const servedCount = statuses.filter((status) => status === 200).length;
+    // About 15 (5 a second); 5 if only the first second were served, 30 without a limit.
+    expect(servedCount, statuses.join()).toBeGreaterThanOrEqual(10);
+    expect(servedCount, statuses.join()).toBeLessThanOrEqual(22);
+    // Still served after its first second.
+    expect(statuses.slice(15).filter((status) => status === 200).length).toBeGreaterThanOrEqual(3);
   });
 
   it('answers 503 over limit-connections to that client address only, while its requests last', async () => {
