@@ -9,6 +9,7 @@
 import { type SupportedAnnotation, haproxyPrefix, nginxPrefix } from './option-types.ts';
 import { routeAnnotations } from './route-annotations.ts';
 import { trafficAnnotations } from './traffic-annotations.ts';
+import { canaryAnnotations } from './canary-annotations.ts';
 
 export {
   type IngressOptions,
@@ -21,6 +22,7 @@ export type { SupportedAnnotation } from './option-types.ts';
 export const supportedAnnotations: readonly SupportedAnnotation[] = [
   ...routeAnnotations,
   ...trafficAnnotations,
+  ...canaryAnnotations,
 ];
 
 /** Why an annotation is refused: the sentence's end after "is refused: ". */
@@ -34,8 +36,6 @@ const snippet =
 const notYet =
   'authentication is not served by this controller yet, and serving the routes without it would open what the Ingress closes; keep this Ingress on ingress-nginx, or put the authentication in the application';
 
-const canary =
-  "canary routing is not served by this controller yet, and served as an ordinary Ingress the canary would take its primary's traffic (or lose its paths to it); keep the canary on ingress-nginx until it is";
 const passthrough =
   'TLS passthrough is not served by this controller yet, and terminating TLS here would send plain HTTP to a backend that expects TLS; keep this Ingress on ingress-nginx';
 const verify =
@@ -52,7 +52,6 @@ export const refusedAnnotations: readonly RefusedAnnotation[] = [
   { name: `${haproxyPrefix}frontend-config-snippet`, why: snippet },
   { name: `${haproxyPrefix}global-config-snippet`, why: snippet },
   { name: `${nginxPrefix}auth-`, why: notYet },
-  { name: `${nginxPrefix}canary`, why: canary },
   { name: `${nginxPrefix}ssl-passthrough`, why: passthrough },
   { name: `${haproxyPrefix}ssl-passthrough`, why: passthrough },
   { name: `${nginxPrefix}proxy-ssl-verify`, why: verify },

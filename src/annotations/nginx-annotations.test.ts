@@ -65,8 +65,8 @@ describe('the ingress-nginx annotation table', () => {
   });
 
   it('says why the others are not served and what to do instead', () => {
-    expect(nginxAnnotation('canary-weight')).toMatchObject({ status: 'unsupported' });
-    expect(nginxAnnotation('canary-weight').note).toContain('not served yet');
+    expect(nginxAnnotation('canary-by-header-pattern')).toMatchObject({ status: 'unsupported' });
+    expect(nginxAnnotation('canary-by-header-pattern').note).toContain('Not served yet');
     expect(nginxAnnotation('ssl-passthrough')).toMatchObject({ status: 'refused' });
     expect(nginxAnnotation('ssl-passthrough').note).toContain('not served by this controller yet');
     expect(nginxAnnotation('enable-modsecurity').note).toMatch(/^Not planned: .*sidecar/);

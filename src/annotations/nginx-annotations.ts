@@ -97,11 +97,8 @@ function each(list: string, note: string): Record<string, string> {
 
 /** Why names the catalog does not read are not served, and what to do instead. */
 const notServed: Readonly<Record<string, string>> = {
-  ...each(
-    `canary canary-by-header canary-by-header-value canary-by-header-pattern canary-by-cookie
-    canary-weight canary-weight-total`,
-    'Canary routing is not served yet: a canary Ingress is read as an ordinary one and its host and path stay with the oldest Ingress claiming them, so keep canaries on ingress-nginx or weight versions by replicas behind one Service.',
-  ),
+  'canary-by-header-pattern':
+    'Not served yet: the header picks the canary by "always" or canary-by-header-value only; a pattern is ignored.',
   ...each(
     'affinity session-cookie-name session-cookie-max-age session-cookie-path session-cookie-samesite',
     'Cookie session affinity is not served yet: requests are balanced round robin over the ready endpoints, so keep session state out of the Pods meanwhile.',

@@ -66,6 +66,17 @@ export interface IngressOptions {
   readonly limitRps: number | undefined;
   /** Concurrent connections per client address, per HAProxy replica. */
   readonly limitConnections: number | undefined;
+  /** The Ingress is a canary of the Ingress that serves the same host and path. */
+  readonly canary: boolean;
+  /** Percent of requests (of canaryWeightTotal) the canary gets. @default 0 */
+  readonly canaryWeight: number;
+  /** @default 100 */
+  readonly canaryWeightTotal: number;
+  /** A header whose value `always`/`never` (or canaryByHeaderValue) picks the canary. */
+  readonly canaryByHeader: string | undefined;
+  readonly canaryByHeaderValue: string | undefined;
+  /** A cookie whose value `always`/`never` picks the canary. */
+  readonly canaryByCookie: string | undefined;
 }
 
 export const defaultIngressOptions: IngressOptions = {
@@ -107,6 +118,12 @@ export const defaultIngressOptions: IngressOptions = {
   hashBy: undefined,
   limitRps: undefined,
   limitConnections: undefined,
+  canary: false,
+  canaryWeight: 0,
+  canaryWeightTotal: 100,
+  canaryByHeader: undefined,
+  canaryByHeaderValue: undefined,
+  canaryByCookie: undefined,
 };
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };

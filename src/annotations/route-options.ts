@@ -214,3 +214,26 @@ export function routeOptions(
 
 /** The options of a route that asks nothing: the defaults. */
 export const plainBackendOptions: BackendOptions = keyed(plain);
+
+/** How a canary Ingress takes requests from its primary. */
+export interface CanarySpec {
+  /** Of `weightTotal`. */
+  readonly weight: number;
+  readonly weightTotal: number;
+  readonly header: string | null;
+  /** The header's value that picks the canary; null: `always`. */
+  readonly headerValue: string | null;
+  readonly cookie: string | null;
+}
+
+/** The Ingress's canary settings, when it is a canary. */
+export function canaryOf(options: IngressOptions): CanarySpec | undefined {
+  if (!options.canary) return undefined;
+  return {
+    weight: Math.min(options.canaryWeight, options.canaryWeightTotal),
+    weightTotal: options.canaryWeightTotal,
+    header: options.canaryByHeader ?? null,
+    headerValue: options.canaryByHeaderValue ?? null,
+    cookie: options.canaryByCookie ?? null,
+  };
+}

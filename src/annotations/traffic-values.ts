@@ -116,6 +116,22 @@ export function parseHashBy(text: string): Parsed<HashBy> {
   };
 }
 
+/** A whole number from 0 to `max` (a canary's weight). */
+export function parseWeight(max: number): (text: string) => Parsed<number> {
+  return (text) => {
+    const value = text.trim();
+    if (/^[0-9]{1,9}$/.test(value) && Number(value) <= max) return Number(value);
+    return { expected: `a whole number from 0 to ${max}` };
+  };
+}
+
+/** A header value to compare with: letters, digits and `-_.~`, at most 128. */
+export function parseToken(text: string): Parsed<string> {
+  const value = text.trim();
+  if (/^[A-Za-z0-9._~-]{1,128}$/.test(value)) return value;
+  return { expected: 'letters, digits and -_.~ (at most 128)' };
+}
+
 /** A positive whole number up to `max` (requests per second, connections). */
 export function parseCount(max: number): (text: string) => Parsed<number> {
   return (text) => {

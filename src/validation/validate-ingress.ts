@@ -24,7 +24,13 @@ import {
   readIngressOptions,
 } from '../annotations/ingress-options.ts';
 import { isExpected, parsePathRegex, type PathRegex } from '../annotations/annotation-values.ts';
-import { type BackendOptions, pathsAreRegex, routeOptions } from '../annotations/route-options.ts';
+import {
+  type BackendOptions,
+  type CanarySpec,
+  canaryOf,
+  pathsAreRegex,
+  routeOptions,
+} from '../annotations/route-options.ts';
 import type { IngressOptions } from '../annotations/annotation-catalog.ts';
 
 export interface ServiceRef {
@@ -64,6 +70,11 @@ export interface ValidIngress {
    * of `routes`): one Warning Event on the Ingress tells them.
    */
   readonly findings: readonly AnnotationFinding[];
+  /**
+   * Set for a canary Ingress (annotation `canary`): its routes claim no host and path of their
+   * own; each is served beside the route of another Ingress with the same host and path.
+   */
+  readonly canary: CanarySpec | undefined;
 }
 
 /** A route as written, before its options. */
@@ -247,5 +258,6 @@ export function validateIngress(view: IngressView): ValidIngress | IngressProble
       : withOptions(drafts, read.options, tlsHostSet(view), label, findings),
     tls,
     findings,
+    canary: canaryOf(read.options),
   };
 }

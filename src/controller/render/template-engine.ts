@@ -22,6 +22,7 @@ import { defaultApplyLimits } from '../../agent-api/apply-request.ts';
 import { describeError } from '../../errors.ts';
 import type { KeptFiles } from './kept-files.ts';
 import type { RoutingModel } from '../routing/model-types.ts';
+import { canaryItems, optionsItem } from './option-items.ts';
 import { lastingItem } from './context-transfer.ts';
 import { type MappedList, mappedReusing } from '../routing/sorted-reuse.ts';
 import { reusingForTag } from './template-fragments.ts';
@@ -148,48 +149,6 @@ function itemCache<K extends object>(
   };
 }
 
-/** A backend's options as templates read them (annotations.md lists the fields). */
-function optionsItem(options: ModelBackend['options']): Readonly<Record<string, unknown>> {
-  return {
-    ssl_redirect_code: options.sslRedirectCode,
-    hsts: options.hsts,
-    redirect: options.redirect === null ? null : { ...options.redirect },
-    app_root: options.appRoot,
-    rewrite: options.rewrite === null ? null : { ...options.rewrite },
-    connect_timeout: options.connectTimeout,
-    server_timeout: options.serverTimeout,
-    max_body_bytes: options.maxBodyBytes,
-    allow_ranges: options.allowRanges === null ? null : [...options.allowRanges],
-    deny_ranges: options.denyRanges === null ? null : [...options.denyRanges],
-    protocol: options.protocol,
-    upstream_host: options.upstreamHost,
-    cors:
-      options.cors === null
-        ? null
-        : {
-            any_origin: options.cors.origins.includes('*'),
-            origins: [...options.cors.origins],
-            methods: options.cors.methods,
-            headers: options.cors.headers,
-            expose_headers: options.cors.exposeHeaders,
-            credentials: options.cors.credentials,
-            max_age: options.cors.maxAge,
-          },
-    affinity:
-      options.affinity === null
-        ? null
-        : {
-            cookie: options.affinity.cookie,
-            max_age: options.affinity.maxAge,
-            path: options.affinity.path,
-            same_site: options.affinity.sameSite,
-          },
-    balance: options.balance,
-    limit_rps: options.limitRps,
-    limit_connections: options.limitConnections,
-  };
-}
-
 const backendItem = itemCache((backend: ModelBackend) => ({
   name: backend.name,
   namespace: backend.namespace,
@@ -208,6 +167,7 @@ const routeItem = itemCache((route: ModelRoute) => ({
   prefix_key: route.prefixKey,
   backend: route.backend,
   ingress: route.ingress,
+  canary: route.canary,
 }));
 
 const entryItem = itemCache((entry: MapEntry) => ({ ...entry }));
@@ -250,6 +210,7 @@ const contextValues: Readonly<
   exact_map: (model) => exactItems(model.exactMap),
   prefix_map: (model) => prefixItems(model.prefixMap),
   regex_map: (model) => regexItems(model.regexMap),
+  canaries: canaryItems,
   backends: (model) => backendItems(model.backends),
   certificates: (model) =>
     model.certificates.map((certificate) => ({

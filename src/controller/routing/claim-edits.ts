@@ -52,15 +52,11 @@ function wonClaim(
   return holder === undefined || candidate === undefined ? undefined : { holder, candidate };
 }
 
-function wonRoute(state: ClaimState, key: string): ModelRoute | undefined {
-  return wonClaim(state, key)?.candidate.route;
-}
-
 /** The exact map's entry for a route's exact key: an Exact route's, else a Prefix route's. */
 function exactKeyEntry(state: ClaimState, route: ModelRoute): MapEntry | undefined {
-  const exact = wonRoute(state, `${route.host} Exact ${route.path}`);
+  const exact = state.wonRoute(`${route.host} Exact ${route.path}`);
   if (exact !== undefined) return exactEntry(exact);
-  const prefix = wonRoute(state, `${route.host} Prefix ${route.path}`);
+  const prefix = state.wonRoute(`${route.host} Prefix ${route.path}`);
   return prefix === undefined ? undefined : exactEntry(prefix);
 }
 
@@ -72,7 +68,7 @@ function replaceRoute(
   after: ModelRoute | undefined,
 ): void {
   replace(result.routes, before, after);
-  if (sample.pathType === 'Exact') return;
+  if (sample.pathType === 'Exact' || sample.canary) return;
   const entry = sample.pathType === 'Prefix' ? prefixEntry : regexEntry;
   replace(
     sample.pathType === 'Prefix' ? result.prefixMap : result.regexMap,
@@ -117,11 +113,11 @@ export function editClaims(
   for (const ingress of [...removed, ...added]) {
     for (const { key, route } of candidates(ingress)) {
       keys.set(key, route);
-      if (route.pathType !== 'Regex') exactKeys.set(route.exactKey, route);
+      if (route.pathType !== 'Regex' && !route.canary) exactKeys.set(route.exactKey, route);
     }
   }
   const wonBefore = new Map<string, ModelRoute | undefined>();
-  for (const key of keys.keys()) wonBefore.set(key, wonRoute(state, key));
+  for (const key of keys.keys()) wonBefore.set(key, state.wonRoute(key));
   const exactBefore = new Map<string, MapEntry | undefined>();
   for (const [key, route] of exactKeys) exactBefore.set(key, exactKeyEntry(state, route));
 

@@ -40,8 +40,10 @@ export function candidates(ingress: ValidIngress): readonly Candidate[] {
     list = ingress.routes.map((route) => {
       const host = servedHost(route.host);
       const path = servedPath(route.pathType, route.path);
+      // A canary claims its primary's key apart: it contests other canaries, not the primary.
+      const key = routeClaimKey(route);
       return {
-        key: routeClaimKey(route),
+        key: ingress.canary === undefined ? key : `${key} canary`,
         source: route,
         route: {
           host,
@@ -51,6 +53,7 @@ export function candidates(ingress: ValidIngress): readonly Candidate[] {
           prefixKey: `${host}${path === '/' ? '/' : `${path}/`}`,
           backend: variantName(ingress.namespace, route.service, route.options),
           ingress: label,
+          canary: ingress.canary !== undefined,
         },
       };
     });
@@ -129,6 +132,12 @@ export class ClaimState {
       this.from.fqdnNames === snapshot.fqdnNames &&
       this.from.endpointRules === snapshot.endpointRules
     );
+  }
+
+  /** The route that holds `key`: its holder's first candidate for it. */
+  wonRoute(key: string): ModelRoute | undefined {
+    const holder = this.holders.get(key);
+    return holder && candidates(holder).find((candidate) => candidate.key === key)?.route;
   }
 
   /** Counts `by` more won routes using backend `name`. */

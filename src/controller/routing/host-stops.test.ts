@@ -11,6 +11,7 @@ function route(host: string, pathType: 'Exact' | 'Prefix', path: string): ModelR
     prefixKey: `${host}${path === '/' ? '/' : `${path}/`}`,
     backend: 'app:web:http',
     ingress: 'app/web',
+    canary: false,
   };
 }
 

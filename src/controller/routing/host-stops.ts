@@ -48,7 +48,8 @@ export class HostStops {
 
   #count(routes: Iterable<ModelRoute>, by: 1 | -1, touched: Set<string>): void {
     for (const route of routes) {
-      if (route.host === '*') continue;
+      // A canary's route is served through its primary's, which counts for the host.
+      if (route.host === '*' || route.canary) continue;
       touched.add(route.host);
       this.#routes.set(route.host, (this.#routes.get(route.host) ?? 0) + by);
       // One claim key, so at most one won Prefix `/` route per host.

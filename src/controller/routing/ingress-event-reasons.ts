@@ -26,6 +26,8 @@ export const ingressEventReasons = {
   BudgetExceeded: 'BudgetExceeded',
   /** A backend endpoint points at an address HAProxy may not use, FQDN slices are turned off, or a Service has more endpoints than a backend serves. */
   EndpointRefused: 'EndpointRefused',
+  /** A canary Ingress's host and path is served by no other Ingress; that path is not served. */
+  CanaryWithoutPrimary: 'CanaryWithoutPrimary',
   /** A TLS Secret does not exist (yet); its hosts get the default certificate. */
   TLSSecretMissing: 'TLSSecretMissing',
   /** An FQDN endpoint does not resolve; it is left out until it does. */

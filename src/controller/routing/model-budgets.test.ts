@@ -34,6 +34,7 @@ function ingress(namespace: string, name: string, tls: readonly string[] = []): 
     createdAt: undefined,
     annotations: {},
     findings: [],
+    canary: undefined,
     routes: [],
     tls: tls.map((secretName, i) => ({
       field: `spec.tls[${String(i)}]`,
@@ -53,6 +54,7 @@ function route(ingress: ValidIngress, backend: ModelBackend): ModelRoute {
     prefixKey: `${host}/`,
     backend: backend.name,
     ingress: `${ingress.namespace}/${ingress.name}`,
+    canary: false,
   };
 }
 

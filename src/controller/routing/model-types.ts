@@ -4,7 +4,7 @@
  * so every builder imports them without importing another builder.
  */
 import type { ModelWarning } from './ingress-event-reasons.ts';
-import type { BackendOptions } from '../../annotations/route-options.ts';
+import type { BackendOptions, CanarySpec } from '../../annotations/route-options.ts';
 import type { PathType } from '../../validation/ingress-checks.ts';
 
 export interface ModelSlot {
@@ -27,6 +27,20 @@ export interface ModelRoute {
   readonly prefixKey: string;
   readonly backend: string;
   readonly ingress: string;
+  /**
+   * A canary Ingress's route: in no map; served beside the route of the same host, path type
+   * and path (RoutingModel.canaries).
+   */
+  readonly canary: boolean;
+}
+
+/** A canary route beside the route it takes requests from. */
+export interface ModelCanary {
+  /** The primary route, which the maps hold. */
+  readonly primary: ModelRoute;
+  /** The canary's own route (its backend serves what it takes). */
+  readonly route: ModelRoute;
+  readonly spec: CanarySpec;
 }
 
 export interface ModelServer {
@@ -94,6 +108,8 @@ export interface RoutingModel {
    * longest first, for HAProxy's first-match `map_reg`.
    */
   readonly regexMap: readonly MapEntry[];
+  /** The canaries that found their primary, in the order of their routes. */
+  readonly canaries: readonly ModelCanary[];
   readonly backends: readonly ModelBackend[];
   readonly certificates: readonly ModelCertificate[];
   /** `ssl/default.pem`, or null without a usable default certificate. */

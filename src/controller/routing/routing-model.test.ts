@@ -760,6 +760,9 @@ describe('buildRoutingModel', () => {
       sslRedirect: fc.constantFrom(undefined, 'false'),
       refused: fc.constantFrom(undefined, undefined, undefined, 'configuration-snippet'),
       ignored: fc.constantFrom(undefined, 'mirror-target'),
+      canary: fc.constantFrom(undefined, undefined, 'true'),
+      canaryWeight: fc.constantFrom(undefined, '20'),
+      canaryHeader: fc.constantFrom(undefined, 'x-canary'),
     });
 
     const ingressObject = fc.record({
@@ -791,10 +794,27 @@ describe('buildRoutingModel', () => {
         [nginx('ssl-redirect'), a.sslRedirect],
         [nginx(a.refused ?? 'none'), a.refused === undefined ? undefined : 'x'],
         [nginx(a.ignored ?? 'none'), a.ignored === undefined ? undefined : 'x'],
+        [nginx('canary'), a.canary],
+        [nginx('canary-weight'), a.canaryWeight],
+        [nginx('canary-by-header'), a.canaryHeader],
       ];
       return Object.fromEntries(
         set.filter((entry): entry is [string, string] => entry[1] !== undefined),
       );
+    }
+
+    /** A canary mostly asks for the host and path of its namespace's filler primary. */
+    const aimed = (object: IngressObject): boolean =>
+      object.annotations.canary !== undefined && object.name !== 'four';
+
+    function pathsOf(object: IngressObject): IngressObject['paths'] {
+      if (!aimed(object)) return object.paths;
+      return [{ path: '/', pathType: 'Prefix', service: object.paths[0]?.service ?? 'web' }];
+    }
+
+    function hostOf(object: IngressObject): string {
+      if (!aimed(object)) return object.host;
+      return object.namespace === 'app' ? 'x.example.com' : 'y.example.com';
     }
 
     function viewOf(object: IngressObject) {
@@ -812,8 +832,8 @@ describe('buildRoutingModel', () => {
             : { tls: [{ hosts: [object.host || 'x.example.com'], secretName: object.tls }] }),
           rules: [
             {
-              ...(object.host === '' ? {} : { host: object.host }),
-              http: { paths: object.paths.map((p) => path(p.path, p.pathType, p.service)) },
+              ...(hostOf(object) === '' ? {} : { host: hostOf(object) }),
+              http: { paths: pathsOf(object).map((p) => path(p.path, p.pathType, p.service)) },
             },
           ],
         },
@@ -823,23 +843,33 @@ describe('buildRoutingModel', () => {
     }
 
     /** Ingresses of hosts of their own, some with options and regex paths, to merge into. */
-    const filler = Array.from({ length: 24 }, (_, i) =>
-      view(
-        `f${String(i)}`,
-        [
-          rule(
-            `f${String(i % 20)}.example.com`,
-            path(i % 3 === 0 ? '/' : `/p${String(i)}(.*)`, 'Prefix'),
-          ),
-        ],
-        {
-          namespace: 'fill',
-          created: `2026-01-${String((i % 28) + 1).padStart(2, '0')}T00:00:00Z`,
-          annotations:
-            i % 3 === 0
-              ? { [nginx('proxy-body-size')]: `${String(i)}m` }
-              : { [nginx('use-regex')]: 'true', [nginx('rewrite-target')]: '/$1' },
-        },
+    const filler = [
+      view('primary', [rule('x.example.com', path('/', 'Prefix'))], {
+        created: '2025-01-01T00:00:00Z',
+      }),
+      view('secondary', [rule('y.example.com', path('/', 'Prefix'))], {
+        namespace: 'team',
+        created: '2025-01-01T00:00:00Z',
+      }),
+    ].concat(
+      Array.from({ length: 24 }, (_, i) =>
+        view(
+          `f${String(i)}`,
+          [
+            rule(
+              `f${String(i % 20)}.example.com`,
+              path(i % 3 === 0 ? '/' : `/p${String(i)}(.*)`, 'Prefix'),
+            ),
+          ],
+          {
+            namespace: 'fill',
+            created: `2026-01-${String((i % 28) + 1).padStart(2, '0')}T00:00:00Z`,
+            annotations:
+              i % 3 === 0
+                ? { [nginx('proxy-body-size')]: `${String(i)}m` }
+                : { [nginx('use-regex')]: 'true', [nginx('rewrite-target')]: '/$1' },
+          },
+        ),
       ),
     );
 
@@ -874,6 +904,8 @@ describe('buildRoutingModel', () => {
       let annotated = 0;
       let regexRoutes = 0;
       let variants = 0;
+      let canaries = 0;
+      let canaryRoutes = 0;
       fc.assert(
         fc.property(
           fc.array(ingressObject, { maxLength: 6 }),
@@ -911,6 +943,8 @@ describe('buildRoutingModel', () => {
               }
               regexRoutes += edited.model.regexMap.length;
               variants += edited.model.backends.filter((b) => b.options.key !== '').length;
+              canaries += edited.model.canaries.length;
+              canaryRoutes += edited.model.routes.filter((r) => r.canary).length;
             }
           },
         ),
@@ -920,6 +954,9 @@ describe('buildRoutingModel', () => {
       expect(annotated).toBeGreaterThan(50);
       expect(regexRoutes).toBeGreaterThan(100);
       expect(variants).toBeGreaterThan(100);
+      expect(canaries).toBeGreaterThan(50);
+      // Some canaries found no primary (another namespace's, a path of their own).
+      expect(canaryRoutes).toBeGreaterThan(canaries);
     });
   });
 });

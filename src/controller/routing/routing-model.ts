@@ -37,6 +37,7 @@ import type { ValidIngress } from '../../validation/validate-ingress.ts';
 import type { IngressView } from '../../validation/ingress-view.ts';
 import { type SortedList, sortedEdit, sortedReusing } from './sorted-reuse.ts';
 import { checkedIngress } from './checked-ingress.ts';
+import { canariesOf, withCanaryTags } from './model-canaries.ts';
 
 export interface ModelOptions {
   /** `namespace/name` of the default certificate Secret. */
@@ -59,7 +60,9 @@ function routeOrder(a: ModelRoute, b: ModelRoute): number {
     compare(a.host, b.host) ||
     compare(a.pathType, b.pathType) ||
     b.path.length - a.path.length ||
-    compare(a.path, b.path)
+    compare(a.path, b.path) ||
+    // A canary's route has its primary's key: the primary first.
+    Number(a.canary) - Number(b.canary)
   );
 }
 
@@ -88,11 +91,12 @@ function mapEntries(
   const prefix: MapEntry[] = [...stops.entries()];
   const regex: MapEntry[] = [];
   for (const route of routes) {
+    if (route.canary) continue;
     if (route.pathType === 'Exact') exact.set(route.exactKey, exactEntry(route));
     else if (route.pathType === 'Regex') regex.push(regexEntry(route));
   }
   for (const route of routes) {
-    if (route.pathType !== 'Prefix') continue;
+    if (route.pathType !== 'Prefix' || route.canary) continue;
     if (!exact.has(route.exactKey)) exact.set(route.exactKey, exactEntry(route));
     prefix.push(prefixEntry(route));
   }
@@ -334,6 +338,7 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
     },
     options.budgets ?? defaultModelBudgets,
   );
+  const canaries = canariesOf(lists.routes.items, claims);
   if (previous !== undefined) {
     previous.order = order;
     previous.claims = claims;
@@ -344,9 +349,11 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
   return {
     model: {
       routes: lists.routes.items,
-      exactMap: lists.exactMap.items,
-      prefixMap: lists.prefixMap.items,
-      regexMap: lists.regexMap.items,
+      // A canary's primary route answers the canary's tag (model-canaries.ts).
+      exactMap: withCanaryTags(lists.exactMap.items, canaries.canaries, (r) => [exactEntry(r)]),
+      prefixMap: withCanaryTags(lists.prefixMap.items, canaries.canaries, (r) => [prefixEntry(r)]),
+      regexMap: withCanaryTags(lists.regexMap.items, canaries.canaries, (r) => [regexEntry(r)]),
+      canaries: canaries.canaries,
       backends: budgeted.backends,
       certificates: budgeted.certificates,
       defaultCertificate: tls.defaultCertificate,
@@ -354,6 +361,11 @@ export function buildRoutingModel(snapshot: ClusterSnapshot, options: ModelOptio
     },
     files: budgeted.files,
     excluded: [...excluded].sort(byName),
-    warnings: [...warningsOf(valid, hosts, claims), ...tls.warnings, ...budgeted.warnings],
+    warnings: [
+      ...warningsOf(valid, hosts, claims),
+      ...canaries.warnings,
+      ...tls.warnings,
+      ...budgeted.warnings,
+    ],
   };
 }

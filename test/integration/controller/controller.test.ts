@@ -399,4 +399,80 @@ describe('haptic run against the chart, two HAProxy replicas and real agents', (
     expect(events).toContain('\\"huge\\"');
     expect(events).toContain('bytes with an optional k, m or g');
   });
+
+  it('serves a canary Ingress beside its primary: by header, by cookie, by weight, and tells a canary without a primary why it is not served', async () => {
+    await site.apply(site.ingress('stable', [route('canary.example.com', '/', 'Prefix', 'alpha')]));
+    await site.apply(
+      site.ingress(
+        'preview',
+        [route('canary.example.com', '/', 'Prefix', 'beta')],
+        {},
+        {
+          'nginx.ingress.kubernetes.io/canary': 'true',
+          'nginx.ingress.kubernetes.io/canary-by-header': 'x-preview',
+          'nginx.ingress.kubernetes.io/canary-by-cookie': 'preview',
+        },
+      ),
+    );
+    const [first] = site.replicas;
+    if (first === undefined) throw new Error('no replica');
+    const ask = async (headers: Record<string, string> = {}) =>
+      (await site.fetch(first, 'http', 'canary.example.com', '/x', headers)).body;
+    await eventually(
+      'the canary by its header',
+      () => ask({ 'x-preview': 'always' }),
+      (body) => body === 'beta /x',
+      60_000,
+    );
+    expect(await ask()).toBe('alpha /x');
+    expect(await ask({ 'x-preview': 'never', cookie: 'preview=always' })).toBe('alpha /x');
+    expect(await ask({ cookie: 'preview=always' })).toBe('beta /x');
+    expect(await site.everywhere('canary.example.com', '/y', ['http'])).toEqual(
+      Array(2).fill('200 alpha /y'),
+    );
+    // All of the weight to the canary, then none.
+    await site.apply(
+      site.ingress(
+        'preview',
+        [route('canary.example.com', '/', 'Prefix', 'beta')],
+        {},
+        {
+          'nginx.ingress.kubernetes.io/canary': 'true',
+          'nginx.ingress.kubernetes.io/canary-weight': '100',
+        },
+      ),
+    );
+    await eventually(
+      'the whole weight on the canary',
+      () => site.everywhere('canary.example.com', '/w', ['http']),
+      all('200 beta /w'),
+      60_000,
+    );
+    // A canary whose host and path no other Ingress serves is not served, with an Event.
+    await site.apply(
+      site.ingress(
+        'orphan',
+        [route('orphan.example.com', '/', 'Prefix', 'beta')],
+        {},
+        {
+          'nginx.ingress.kubernetes.io/canary': 'true',
+        },
+      ),
+    );
+    const events = await eventually(
+      'CanaryWithoutPrimary Event',
+      async () =>
+        (
+          await kubectl([
+            ...['get', 'events', '-n', site.namespace, '--field-selector'],
+            ...['reason=CanaryWithoutPrimary,involvedObject.name=orphan', '-o', 'json'],
+          ])
+        ).stdout,
+      (text) => text.includes('orphan.example.com'),
+    );
+    expect(events).toContain('no other Ingress serves');
+    expect(await site.everywhere('orphan.example.com', '/', ['http'])).toEqual(
+      Array(2).fill('404 404 no Ingress matches this host and path'),
+    );
+  });
 });
