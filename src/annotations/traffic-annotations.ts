@@ -69,8 +69,8 @@ export const trafficAnnotations: readonly SupportedAnnotation[] = [
   },
   {
     nginx: 'session-cookie-max-age',
-    effect: "the affinity cookie's Max-Age (a session cookie by default)",
-    apply: setting(parseSeconds(365 * day), (o, v) => (o.sessionCookieMaxAge = v)),
+    effect: "the affinity cookie's Max-Age, 1 s to a year (a session cookie by default)",
+    apply: setting(parseCount(365 * day), (o, v) => (o.sessionCookieMaxAge = v)),
   },
   {
     nginx: 'session-cookie-path',

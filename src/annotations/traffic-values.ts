@@ -42,7 +42,7 @@ export function parseHeaderNames(text: string): Parsed<readonly string[]> {
   return list ?? { expected: 'comma-separated header names ("Authorization, X-Trace")' };
 }
 
-/** Whole seconds, 0 to 86,400 (`Access-Control-Max-Age`, a cookie's Max-Age up to a year). */
+/** Whole seconds from 0 to `max` (`Access-Control-Max-Age`). */
 export function parseSeconds(max: number): (text: string) => Parsed<number> {
   return (text) => {
     const value = text.trim();

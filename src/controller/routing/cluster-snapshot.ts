@@ -15,6 +15,8 @@ export interface ServiceView {
   readonly namespace: string;
   readonly name: string;
   readonly ports: readonly ServicePortView[];
+  /** spec.externalName of a Service of type ExternalName: served as one FQDN endpoint. */
+  readonly externalName?: string;
 }
 
 export interface EndpointSliceView {

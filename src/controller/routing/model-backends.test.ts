@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { EndpointSliceView } from './cluster-snapshot.ts';
-import { backendName, fqdnNamesInUse } from './model-backends.ts';
+import type { ClusterSnapshot, EndpointSliceView, NameResolution } from './cluster-snapshot.ts';
+import { backendName, buildBackend, fqdnNamesInUse } from './model-backends.ts';
+import { anyRangeEndpointRules } from '../../validation/endpoint-addresses.ts';
 import { readIngress } from '../../validation/ingress-view.ts';
 import { isProblem } from '../../validation/ingress-checks.ts';
 import { type ServiceRef, validateIngress } from '../../validation/validate-ingress.ts';
@@ -145,5 +146,65 @@ describe('fqdnNamesInUse', () => {
       ['other/web', [fqdn('web', ['other.example.com'])]],
     ]);
     expect([...fqdnNamesInUse([view], slices)].sort()).toEqual(['127.0.0.11', 'db.example.com']);
+  });
+});
+
+describe('a Service of type ExternalName', () => {
+  const service = {
+    namespace: 'app',
+    name: 'db',
+    ports: [{ name: 'https', port: 8443 }],
+    externalName: 'db.example.com',
+  };
+  const state = (resolved: NameResolution | undefined): ClusterSnapshot => ({
+    ingresses: [],
+    services: new Map([['app/db', service]]),
+    endpointSlices: new Map(),
+    secrets: new Map(),
+    fqdnNames: new Map(resolved === undefined ? [] : [['db.example.com', resolved]]),
+    endpointRules: anyRangeEndpointRules,
+  });
+
+  it('is resolved by the controller, its name listed among the names in use', () => {
+    const view = readIngress({
+      kind: 'Ingress',
+      metadata: { namespace: 'app', name: 'a' },
+      spec: { defaultBackend: { service: { name: 'db', port: { number: 443 } } } },
+    });
+    if (typeof view === 'string') throw new Error(view);
+    expect([...fqdnNamesInUse([view], new Map(), state(undefined).services)]).toEqual([
+      'db.example.com',
+    ]);
+  });
+
+  it('serves its addresses on the port the Ingress names, by number or by the Service port name', () => {
+    const resolved = state({ addresses: ['10.1.2.3', '10.1.2.4'] });
+    const byNumber = buildBackend(resolved, 'app', { name: 'db', port: { number: 443 } });
+    expect(byNumber.problems).toEqual([]);
+    expect(byNumber.backend.servers.map((s) => s.endpoint)).toEqual([
+      '10.1.2.3:443',
+      '10.1.2.4:443',
+    ]);
+    const byName = buildBackend(resolved, 'app', { name: 'db', port: { name: 'https' } });
+    expect(byName.backend.servers.map((s) => s.endpoint)).toEqual([
+      '10.1.2.3:8443',
+      '10.1.2.4:8443',
+    ]);
+  });
+
+  it('refuses what the name resolves to where endpoints may not point, and says a name that does not resolve', () => {
+    const loopback = buildBackend(state({ addresses: ['127.0.0.1'] }), 'app', {
+      name: 'db',
+      port: { number: 443 },
+    });
+    expect(loopback.backend.servers).toEqual([]);
+    expect(loopback.problems.map((p) => p.reason)).toEqual(['EndpointRefused']);
+    expect(loopback.problems[0]?.message).toContain('Service app/db (type ExternalName)');
+    const unresolved = buildBackend(state({ error: 'ENOTFOUND' }), 'app', {
+      name: 'db',
+      port: { number: 443 },
+    });
+    expect(unresolved.backend.servers).toEqual([]);
+    expect(unresolved.problems.map((p) => p.reason)).toEqual(['EndpointUnresolved']);
   });
 });

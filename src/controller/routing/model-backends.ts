@@ -106,12 +106,14 @@ const dnsName =
 
 /**
  * The FQDN endpoint names the backends of these Ingresses may use: ready endpoints of FQDN
- * slices of every Service an Ingress names (a superset of what the model renders, so that
- * only names of our Ingresses' Services are ever resolved).
+ * slices of every Service an Ingress names, and the external names of those of type
+ * ExternalName (a superset of what the model renders, so that only names of our Ingresses'
+ * Services are ever resolved).
  */
 export function fqdnNamesInUse(
   ingresses: readonly IngressView[],
   endpointSlices: ClusterSnapshot['endpointSlices'],
+  servicesByKey: ClusterSnapshot['services'] = new Map(),
 ): Set<string> {
   const services = new Set<string>();
   const add = (namespace: string, backend: BackendView | undefined): void => {
@@ -125,6 +127,8 @@ export function fqdnNamesInUse(
   }
   const names = new Set<string>();
   for (const service of services) {
+    const externalName = servicesByKey.get(service)?.externalName;
+    if (externalName !== undefined && dnsName.test(externalName)) names.add(externalName);
     for (const slice of endpointSlices.get(service) ?? []) {
       if (slice.addressType !== 'FQDN') continue;
       for (const endpoint of slice.endpoints) {
@@ -201,6 +205,26 @@ class RefusedAddresses {
 }
 
 /**
+ * A Service of type ExternalName as one FQDN slice: its external name, on the port the Ingress
+ * names (a number, or the Service's port of that name), resolved and checked like any FQDN
+ * endpoint (ExternalName Services have no EndpointSlices). Undefined for other Services.
+ */
+function externalNameSlice(service: ServiceView, ref: ServiceRef): EndpointSliceView | undefined {
+  if (service.externalName === undefined) return undefined;
+  const wanted = ref.port;
+  const port =
+    'number' in wanted ? wanted.number : service.ports.find((p) => p.name === wanted.name)?.port;
+  return {
+    namespace: service.namespace,
+    name: service.name,
+    serviceName: service.name,
+    addressType: 'FQDN',
+    ports: port === undefined ? [] : [{ name: '', port }],
+    endpoints: [{ addresses: [service.externalName], ready: true }],
+  };
+}
+
+/**
  * The backend for one Service port, and the endpoints it leaves out. Endpoints not ready,
  * of another family than their slice, or of an FQDN name not resolved yet are skipped
  * silently (the API server or the next resolution fixes them).
@@ -215,12 +239,20 @@ export function buildBackend(
   const servers = new Map<string, ModelServer>();
   const problems: EndpointProblem[] = [];
   const refused = new RefusedAddresses();
+  const external = service === undefined ? undefined : externalNameSlice(service, ref);
   const slices =
-    portName === undefined ? [] : snapshot.endpointSlices.get(objectKey(namespace, ref.name));
+    external !== undefined
+      ? [external]
+      : portName === undefined
+        ? []
+        : snapshot.endpointSlices.get(objectKey(namespace, ref.name));
   for (const slice of slices ?? []) {
-    const port = slice.ports.find((p) => p.name === portName)?.port;
+    const port = slice.ports.find((p) => p.name === (external !== undefined ? '' : portName))?.port;
     if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) continue;
-    const where = `EndpointSlice ${objectKey(slice.namespace, slice.name)} of Service ${objectKey(namespace, ref.name)}`;
+    const where =
+      external !== undefined
+        ? `Service ${objectKey(namespace, ref.name)} (type ExternalName)`
+        : `EndpointSlice ${objectKey(slice.namespace, slice.name)} of Service ${objectKey(namespace, ref.name)}`;
     for (const endpoint of slice.endpoints) {
       if (!endpoint.ready) continue;
       for (const written of endpoint.addresses) {

@@ -48,6 +48,9 @@ function serviceView(service: V1Service): ServiceView {
     namespace: service.metadata?.namespace ?? '',
     name: service.metadata?.name ?? '',
     ports: (service.spec?.ports ?? []).map((p) => ({ name: p.name ?? '', port: p.port })),
+    ...(service.spec?.type === 'ExternalName' && service.spec.externalName !== undefined
+      ? { externalName: service.spec.externalName }
+      : {}),
   };
 }
 

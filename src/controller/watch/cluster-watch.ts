@@ -288,15 +288,16 @@ export class ClusterWatch {
       }
     }
     const endpointSlices = this.#views.endpointSlices(this.#slices.list());
+    const services = this.#views.services(this.#services.list());
     const fqdnNames =
       this.#resolver === undefined
         ? 'disabled'
         : this.#views.resolutions(
-            this.#resolver.resolutions(fqdnNamesInUse(ingresses, endpointSlices)),
+            this.#resolver.resolutions(fqdnNamesInUse(ingresses, endpointSlices, services)),
           );
     return {
       ingresses,
-      services: this.#views.services(this.#services.list()),
+      services,
       endpointSlices,
       secrets: this.#views.secrets(this.#secrets.list()),
       fqdnNames,

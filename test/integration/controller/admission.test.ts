@@ -177,7 +177,7 @@ describe('admission of routing objects by haptic run', () => {
     await site.apply(site.ingress('needs-backend', [route('b.example.com', '/')]));
     const objectsOnly = structuredClone(config);
     objectsOnly.spec.haproxyConfig.template = config.spec.haproxyConfig.template.replace(
-      'balance roundrobin',
+      'balance {{ backend.options.balance }}',
       'balance bogus',
     );
     expect((await dryRun(objectsOnly)).exitCode).toBe(0);
