@@ -9,9 +9,8 @@ import { objectKey } from './cluster-snapshot.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.ts';
 import {
   type BackendResult,
-  type KeptBackends,
+  KeptBackends,
   backendVariant,
-  buildBackend,
   variantName,
 } from './model-backends.ts';
 import type { MapEntry, ModelRoute } from './model-types.ts';
@@ -231,7 +230,8 @@ function troubleOf(
 /** Builds the backends of the won routes as they come: kept from `earlier` while they stand. */
 export class BackendSource {
   readonly #snapshot: ClusterSnapshot;
-  readonly #kept: KeptBackends | undefined;
+  /** The caller's, or one of this build's own: a Service port's variants share one build. */
+  readonly #kept: KeptBackends;
   readonly #earlier: ReadonlyMap<string, BackendResult> | undefined;
 
   constructor(
@@ -240,7 +240,7 @@ export class BackendSource {
     earlier: ReadonlyMap<string, BackendResult> | undefined,
   ) {
     this.#snapshot = snapshot;
-    this.#kept = kept;
+    this.#kept = kept ?? new KeptBackends();
     this.#earlier = earlier;
   }
 
@@ -248,10 +248,6 @@ export class BackendSource {
     const { service, options } = candidate.source;
     const earlier = this.#earlier?.get(candidate.route.backend);
     if (earlier !== undefined) return earlier;
-    const built =
-      this.#kept === undefined
-        ? buildBackend(this.#snapshot, namespace, service)
-        : this.#kept.build(this.#snapshot, namespace, service);
-    return backendVariant(built, options);
+    return backendVariant(this.#kept.build(this.#snapshot, namespace, service), options);
   }
 }
