@@ -7,12 +7,7 @@
 import type { ClusterSnapshot } from './cluster-snapshot.ts';
 import { objectKey } from './cluster-snapshot.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.ts';
-import {
-  type BackendResult,
-  KeptBackends,
-  backendVariant,
-  variantName,
-} from './model-backends.ts';
+import { type BackendResult, KeptBackends, backendVariant, variantName } from './model-backends.ts';
 import type { MapEntry, ModelRoute } from './model-types.ts';
 import {
   describeRoute,

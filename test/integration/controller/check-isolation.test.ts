@@ -343,7 +343,8 @@ describe('the pipeline leaves out the Ingresses whose lines haproxy -c rejects',
 
   it('fails the whole configuration, as before, when the template itself is wrong', async () => {
     const broken = templateConfig(
-      (template) => template.replace('balance {{ backend.options.balance }}', 'balance no-such-algorithm'),
+      (template) =>
+        template.replace('balance {{ backend.options.balance }}', 'balance no-such-algorithm'),
       '2',
     );
     const snapshot = snapshotOf([ingress('a', 'one'), ingress('b', 'two')]);

@@ -122,7 +122,9 @@ describe('haptic run with its check sandbox (config-check sidecar)', () => {
     const good = await template();
 
     // A rejection comes from haproxy -c in the sidecar, which logs its answer.
-    await patchTemplate(good.replace('balance {{ backend.options.balance }}', 'balance no-such-algorithm'));
+    await patchTemplate(
+      good.replace('balance {{ backend.options.balance }}', 'balance no-such-algorithm'),
+    );
     const rejected = await eventually('CheckFailed', condition, (text) =>
       text.startsWith('False CheckFailed'),
     );

@@ -175,7 +175,10 @@ describe('haptic run against the chart, two HAProxy replicas and real agents', (
     ]);
     const config = JSON.parse(get.stdout) as { spec: { haproxyConfig: { template: string } } };
     const good = config.spec.haproxyConfig.template;
-    const broken = good.replace('balance {{ backend.options.balance }}', 'balance no-such-algorithm');
+    const broken = good.replace(
+      'balance {{ backend.options.balance }}',
+      'balance no-such-algorithm',
+    );
     const patch = (template: string) =>
       kubectl([
         'patch',
