@@ -178,6 +178,28 @@ export function parseHostName(text: string): Parsed<string> {
 export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS' | 'H2C';
 const protocols: ReadonlySet<string> = new Set(['HTTP', 'HTTPS', 'GRPC', 'GRPCS', 'H2C']);
 
+/**
+ * The protocol a Service port's appProtocol names (Kubernetes' `kubernetes.io/h2c`, `ws`,
+ * `wss`, or an IANA name), or undefined for one this controller does not know.
+ */
+export function appProtocolOf(appProtocol: string | undefined): BackendProtocol | undefined {
+  switch (appProtocol?.toLowerCase()) {
+    case 'http':
+    case 'kubernetes.io/ws':
+      return 'HTTP';
+    case 'https':
+    case 'kubernetes.io/wss':
+      return 'HTTPS';
+    case 'h2c':
+    case 'kubernetes.io/h2c':
+      return 'H2C';
+    case 'grpc':
+      return 'GRPC';
+    default:
+      return undefined;
+  }
+}
+
 export function parseBackendProtocol(text: string): Parsed<BackendProtocol> {
   const value = text.trim().toUpperCase();
   // ingress-nginx's AUTO_HTTP: HTTP/1.1 in clear, as HTTP.

@@ -109,7 +109,8 @@ export const routeAnnotations: readonly SupportedAnnotation[] = [
   },
   {
     nginx: 'backend-protocol',
-    effect: 'how HAProxy talks to the Service: HTTP, HTTPS, GRPC (h2c), GRPCS (h2 over TLS), H2C',
+    effect:
+      "how HAProxy talks to the Service: HTTP, HTTPS, GRPC (h2c), GRPCS (h2 over TLS), H2C; without it, the Service port's appProtocol",
     apply: setting(parseBackendProtocol, (o, v) => (o.backendProtocol = v)),
   },
   {

@@ -47,7 +47,7 @@ describe('routeOptions', () => {
       maxBodyBytes: 1024 * 1024,
       allowRanges: null,
       denyRanges: null,
-      protocol: 'HTTP',
+      protocol: null,
       upstreamHost: null,
     });
   });
@@ -253,12 +253,14 @@ describe('routeOptions', () => {
       [{ allowRanges: ['10.0.0.0/9'] }, plainRoute],
       [{ denyRanges: ['10.0.0.0/8'] }, plainRoute],
       [{ backendProtocol: 'HTTPS' }, plainRoute],
+      // Explicit HTTP overrides the Service port's appProtocol: not the default.
+      [{ backendProtocol: 'HTTP' }, plainRoute],
       [{ upstreamVhost: 'api.internal' }, plainRoute],
     ];
     const keys = variants.map(([set, facts]) => served(set, facts).key);
     expect(keys).not.toContain('');
     expect(new Set(keys).size).toBe(keys.length);
     // Asking what the defaults are is asking nothing.
-    expect(served({ backendProtocol: 'HTTP', maxBodyBytes: 1024 * 1024 }).key).toBe('');
+    expect(served({ maxBodyBytes: 1024 * 1024 }).key).toBe('');
   });
 });

@@ -37,7 +37,8 @@ export interface BackendOptions {
   readonly allowRanges: readonly string[] | null;
   /** Client addresses and ranges answered 403. */
   readonly denyRanges: readonly string[] | null;
-  readonly protocol: BackendProtocol;
+  /** backend-protocol; null: as the Service port's appProtocol says (ModelBackend.protocol). */
+  readonly protocol: BackendProtocol | null;
   /** The Host header the servers receive. */
   readonly upstreamHost: string | null;
   /** CORS: the headers' values, lists joined with `, `. */
@@ -100,7 +101,7 @@ const plain: Unkeyed = {
   maxBodyBytes: 1024 * 1024,
   allowRanges: null,
   denyRanges: null,
-  protocol: 'HTTP',
+  protocol: null,
   upstreamHost: null,
   cors: null,
   affinity: null,
@@ -202,7 +203,7 @@ export function routeOptions(
     maxBodyBytes: options.maxBodyBytes,
     allowRanges: options.allowRanges ?? null,
     denyRanges: options.denyRanges ?? null,
-    protocol: options.backendProtocol ?? 'HTTP',
+    protocol: options.backendProtocol ?? null,
     upstreamHost: options.upstreamVhost ?? null,
     cors: corsOf(options),
     affinity: affinityOf(options),

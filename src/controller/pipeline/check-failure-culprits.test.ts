@@ -293,7 +293,7 @@ describe('checkFailureCulprits', () => {
       template
         .replace('for slot in backend.slots', 'for server in backend.servers')
         .replace(
-          "server {{ slot.name }} {{ slot.endpoint }}{% case backend.options.protocol %}{% when 'HTTPS' %} ssl verify none{% when 'GRPCS' %} ssl verify none alpn h2{% when 'GRPC', 'H2C' %} proto h2{% endcase %}{% if backend.options.affinity %} cookie {{ slot.name }}{% endif %}{% if slot.spare %} disabled{% endif %}",
+          "server {{ slot.name }} {{ slot.endpoint }}{% case backend.protocol %}{% when 'HTTPS' %} ssl verify none{% when 'GRPCS' %} ssl verify none alpn h2{% when 'GRPC', 'H2C' %} proto h2{% endcase %}{% if backend.options.affinity %} cookie {{ slot.name }}{% endif %}{% if slot.spare %} disabled{% endif %}",
           'server {{ server.name }} {{ server.endpoint }} bogus',
         ),
     );

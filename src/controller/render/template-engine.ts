@@ -157,6 +157,7 @@ const backendItem = itemCache((backend: ModelBackend) => ({
   servers: backend.servers.map((server) => ({ ...server })),
   slots: backend.slots.map((slot) => ({ ...slot })),
   options: optionsItem(backend.options),
+  protocol: backend.protocol,
 }));
 
 const routeItem = itemCache((route: ModelRoute) => ({

@@ -9,6 +9,8 @@ import type { IngressView } from '../../validation/ingress-view.ts';
 export interface ServicePortView {
   readonly name: string;
   readonly port: number;
+  /** spec.ports[].appProtocol: the backend protocol when no backend-protocol annotation says. */
+  readonly appProtocol?: string;
 }
 
 export interface ServiceView {

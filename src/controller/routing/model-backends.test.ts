@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ClusterSnapshot, EndpointSliceView, NameResolution } from './cluster-snapshot.ts';
-import { backendName, buildBackend, fqdnNamesInUse } from './model-backends.ts';
+import { backendName, backendVariant, buildBackend, fqdnNamesInUse } from './model-backends.ts';
+import { plainBackendOptions, routeOptions } from '../../annotations/route-options.ts';
+import { defaultIngressOptions } from '../../annotations/annotation-catalog.ts';
 import { anyRangeEndpointRules } from '../../validation/endpoint-addresses.ts';
 import { readIngress } from '../../validation/ingress-view.ts';
 import { isProblem } from '../../validation/ingress-checks.ts';
@@ -206,5 +208,51 @@ describe('a Service of type ExternalName', () => {
     });
     expect(unresolved.backend.servers).toEqual([]);
     expect(unresolved.problems.map((p) => p.reason)).toEqual(['EndpointUnresolved']);
+  });
+});
+
+describe("a backend's protocol", () => {
+  const state = (appProtocol: string | undefined): ClusterSnapshot => ({
+    ingresses: [],
+    services: new Map([
+      [
+        'app/api',
+        {
+          namespace: 'app',
+          name: 'api',
+          ports: [
+            { name: 'grpc', port: 50051, ...(appProtocol === undefined ? {} : { appProtocol }) },
+          ],
+        },
+      ],
+    ]),
+    endpointSlices: new Map(),
+    secrets: new Map(),
+    fqdnNames: new Map(),
+    endpointRules: anyRangeEndpointRules,
+  });
+  const ref = { name: 'api', port: { number: 50051 } };
+
+  it.each([
+    [undefined, 'HTTP'],
+    ['kubernetes.io/h2c', 'H2C'],
+    ['H2C', 'H2C'],
+    ['grpc', 'GRPC'],
+    ['https', 'HTTPS'],
+    ['kubernetes.io/wss', 'HTTPS'],
+    ['example.com/custom', 'HTTP'],
+  ])("follows the Service port's appProtocol %s: %s", (appProtocol, protocol) => {
+    expect(buildBackend(state(appProtocol), 'app', ref).backend.protocol).toBe(protocol);
+  });
+
+  it('follows backend-protocol over appProtocol', () => {
+    const base = buildBackend(state('kubernetes.io/h2c'), 'app', ref);
+    const options = routeOptions(
+      { ...defaultIngressOptions, backendProtocol: 'HTTPS' },
+      { regex: undefined, tlsHost: false },
+    );
+    if ('problem' in options) throw new Error(options.problem);
+    expect(backendVariant(base, options).backend.protocol).toBe('HTTPS');
+    expect(backendVariant(base, plainBackendOptions).backend.protocol).toBe('H2C');
   });
 });

@@ -10,9 +10,11 @@ import { isIP } from 'node:net';
 import {
   type ClusterSnapshot,
   type EndpointSliceView,
+  type ServicePortView,
   type ServiceView,
   objectKey,
 } from './cluster-snapshot.ts';
+import { appProtocolOf } from '../../annotations/annotation-values.ts';
 import { type EndpointRefusal, endpointRefusal } from '../../validation/endpoint-addresses.ts';
 import { serverSlots } from './server-slots.ts';
 import { type ModelWarning, ingressEventReasons } from './ingress-event-reasons.ts';
@@ -67,7 +69,12 @@ export function backendVariant(result: BackendResult, options: BackendOptions): 
   if (variant === undefined) {
     const { backend } = result;
     variant = {
-      backend: { ...backend, name: `${backend.name}:${options.key}`, options },
+      backend: {
+        ...backend,
+        name: `${backend.name}:${options.key}`,
+        options,
+        protocol: options.protocol ?? backend.protocol,
+      },
       problems: result.problems,
     };
     byKey.set(options.key, variant);
@@ -75,13 +82,14 @@ export function backendVariant(result: BackendResult, options: BackendOptions): 
   return variant;
 }
 
-function servicePortName(service: ServiceView | undefined, ref: ServiceRef): string | undefined {
+function servicePort(
+  service: ServiceView | undefined,
+  ref: ServiceRef,
+): ServicePortView | undefined {
   const wanted = ref.port;
-  const port =
-    'number' in wanted
-      ? service?.ports.find((p) => p.port === wanted.number)
-      : service?.ports.find((p) => p.name === wanted.name);
-  return port?.name;
+  return 'number' in wanted
+    ? service?.ports.find((p) => p.port === wanted.number)
+    : service?.ports.find((p) => p.name === wanted.name);
 }
 
 /** An endpoint left out, with why: an EndpointRefused or EndpointUnresolved warning. */
@@ -235,7 +243,8 @@ export function buildBackend(
   ref: ServiceRef,
 ): BackendResult {
   const service = snapshot.services.get(objectKey(namespace, ref.name));
-  const portName = servicePortName(service, ref);
+  const portView = servicePort(service, ref);
+  const portName = portView?.name;
   const servers = new Map<string, ModelServer>();
   const problems: EndpointProblem[] = [];
   const refused = new RefusedAddresses();
@@ -295,6 +304,7 @@ export function buildBackend(
       servers: named,
       slots: serverSlots(named),
       options: plainBackendOptions,
+      protocol: appProtocolOf(portView?.appProtocol) ?? 'HTTP',
     },
     problems,
   };

@@ -24,6 +24,7 @@ function backend(namespace: string, service: string, endpoints: number): ModelBa
     servers,
     slots: serverSlots(servers),
     options: plainBackendOptions,
+    protocol: 'HTTP',
   };
 }
 

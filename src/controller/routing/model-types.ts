@@ -5,6 +5,7 @@
  */
 import type { ModelWarning } from './ingress-event-reasons.ts';
 import type { BackendOptions, CanarySpec } from '../../annotations/route-options.ts';
+import type { BackendProtocol } from '../../annotations/annotation-values.ts';
 import type { PathType } from '../../validation/ingress-checks.ts';
 
 export interface ModelSlot {
@@ -67,6 +68,8 @@ export interface ModelBackend {
   readonly slots: readonly ModelSlot[];
   /** What the routes using it ask (annotations, TLS host); part of its name unless plain. */
   readonly options: BackendOptions;
+  /** How HAProxy talks to the servers: backend-protocol, else the port's appProtocol, else HTTP. */
+  readonly protocol: BackendProtocol;
 }
 
 /**

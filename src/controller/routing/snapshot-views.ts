@@ -47,7 +47,11 @@ function serviceView(service: V1Service): ServiceView {
   return {
     namespace: service.metadata?.namespace ?? '',
     name: service.metadata?.name ?? '',
-    ports: (service.spec?.ports ?? []).map((p) => ({ name: p.name ?? '', port: p.port })),
+    ports: (service.spec?.ports ?? []).map((p) => ({
+      name: p.name ?? '',
+      port: p.port,
+      ...(p.appProtocol === undefined ? {} : { appProtocol: p.appProtocol }),
+    })),
     ...(service.spec?.type === 'ExternalName' && service.spec.externalName !== undefined
       ? { externalName: service.spec.externalName }
       : {}),
