@@ -45,7 +45,7 @@ import {
 import { type ModelBudgets, defaultModelBudgets } from '../src/controller/routing/model-budgets.ts';
 import type { ClusterSnapshot } from '../src/controller/routing/cluster-snapshot.ts';
 import type { ApplyFile } from '../src/agent-api/apply-encoding.ts';
-import { type IngressView, readIngress } from '../src/validation/ingress-view.ts';
+import type { IngressView } from '../src/validation/ingress-view.ts';
 import { defaultTemplateConfig, ingressView, snapshotOf } from './controller-fixture.ts';
 
 const n = Number(process.argv[2] ?? 5000);
@@ -71,28 +71,13 @@ const fiveWithoutRewrite: Readonly<Record<string, string>> = {
 
 /** The fixture's Ingress i with `annotations` and regex paths. */
 function regexView(i: number, annotations: Readonly<Record<string, string>>): IngressView {
-  const backend = { service: { name: `svc${i}`, port: { number: 80 } } };
-  const view = readIngress({
-    kind: 'Ingress',
-    metadata: { namespace: 'app', name: `ing${i}`, annotations: { ...annotations } },
-    spec: {
-      ingressClassName: 'haptic',
-      ...(i % 10 === 0 ? { tls: [{ hosts: [`h${i}.example.com`], secretName: 'tls' }] } : {}),
-      rules: [
-        {
-          host: `h${i}.example.com`,
-          http: {
-            paths: [
-              { path: '/(.*)', pathType: 'ImplementationSpecific', backend },
-              { path: '/api/(.*)', pathType: 'ImplementationSpecific', backend },
-            ],
-          },
-        },
-      ],
-    },
+  return ingressView(i, `svc${i}`, {
+    annotations,
+    paths: [
+      { path: '/(.*)', pathType: 'ImplementationSpecific' },
+      { path: '/api/(.*)', pathType: 'ImplementationSpecific' },
+    ],
   });
-  if (typeof view === 'string') throw new Error(view);
-  return view;
 }
 
 /**

@@ -55,10 +55,27 @@ export async function tlsData(host: string): Promise<Record<string, string>> {
   }
 }
 
-export function ingressView(i: number, service = `svc${i}`): IngressView {
+/** What an Ingress of the fixture may have besides its defaults (no annotations, / and /api). */
+export interface IngressShape {
+  readonly annotations?: Readonly<Record<string, string>>;
+  /** Its paths, each to the Ingress's Service. @default Prefix / and Exact /api */
+  readonly paths?: readonly { readonly path: string; readonly pathType: string }[];
+}
+
+const defaultPaths = [
+  { path: '/', pathType: 'Prefix' },
+  { path: '/api', pathType: 'Exact' },
+] as const;
+
+export function ingressView(i: number, service = `svc${i}`, shape: IngressShape = {}): IngressView {
+  const backend = { service: { name: service, port: { number: 80 } } };
   const view = readIngress({
     kind: 'Ingress',
-    metadata: { namespace: 'app', name: `ing${i}` },
+    metadata: {
+      namespace: 'app',
+      name: `ing${i}`,
+      ...(shape.annotations === undefined ? {} : { annotations: { ...shape.annotations } }),
+    },
     spec: {
       ingressClassName: 'haptic',
       ...(i % 10 === 0 ? { tls: [{ hosts: [`h${i}.example.com`], secretName: 'tls' }] } : {}),
@@ -66,18 +83,11 @@ export function ingressView(i: number, service = `svc${i}`): IngressView {
         {
           host: `h${i}.example.com`,
           http: {
-            paths: [
-              {
-                path: '/',
-                pathType: 'Prefix',
-                backend: { service: { name: service, port: { number: 80 } } },
-              },
-              {
-                path: '/api',
-                pathType: 'Exact',
-                backend: { service: { name: service, port: { number: 80 } } },
-              },
-            ],
+            paths: (shape.paths ?? defaultPaths).map(({ path, pathType }) => ({
+              path,
+              pathType,
+              backend,
+            })),
           },
         },
       ],

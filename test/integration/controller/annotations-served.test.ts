@@ -17,8 +17,7 @@
  * (echo-backend.ts) before HAProxy starts; the frontend, maps and crt-list are served as
  * rendered. No Kubernetes node is used.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
@@ -26,28 +25,19 @@ import { type Socket, connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as tlsConnect } from 'node:tls';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultTemplateConfig, tlsData } from '../../../bench/controller-fixture.ts';
 import { type SupervisedProcess, startSupervised } from '../../../dev/lib/supervised-process.ts';
-import type {
-  ClusterSnapshot,
-  EndpointSliceView,
-  ServiceView,
-} from '../../../src/controller/routing/cluster-snapshot.ts';
+import type { ClusterSnapshot } from '../../../src/controller/routing/cluster-snapshot.ts';
 import type { ModelResult } from '../../../src/controller/routing/model-types.ts';
-import { assembleBundle, requestModel } from '../../../src/controller/render/render-bundle.ts';
-import { readTemplateConfig } from '../../../src/api/template-config.ts';
-import {
-  createTemplateEngine,
-  parseTemplates,
-  renderTemplates,
-  templateContext,
-} from '../../../src/controller/render/template-engine.ts';
-import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
 import { inspectConfigFiles } from '../../../src/haproxy/files-lint.ts';
 import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
 import { eventually } from '../../support/eventually.ts';
+import {
+  renderDefaultTemplate,
+  serveRendered,
+  shopSnapshot,
+} from '../../support/served-template.ts';
 import { selfSignedCertificate } from '../../support/self-signed.ts';
 import { type EchoBackend, type EchoKind, type Echoed, startEchoBackend } from './echo-backend.ts';
 
@@ -61,7 +51,6 @@ const client = '127.0.38.9';
 const denied = '127.0.38.2';
 const allowedOne = '127.0.38.3';
 const root = mkdtempSync(join(tmpdir(), 'haptic-annotations-'));
-const configDir = join(root, 'config');
 const n = 'nginx.ingress.kubernetes.io/';
 const h = 'haproxy.org/';
 
@@ -309,58 +298,14 @@ function ingresses(): IngressView[] {
   ];
 }
 
-async function snapshot(): Promise<ClusterSnapshot> {
-  const serviceViews = new Map<string, ServiceView>();
-  const slices = new Map<string, EndpointSliceView[]>();
-  for (const name of serviceNames) {
-    serviceViews.set(`shop/${name}`, {
-      namespace: 'shop',
+function snapshot(): Promise<ClusterSnapshot> {
+  const addresses = Object.fromEntries(
+    serviceNames.map((name) => [
       name,
-      ports: [{ name: 'http', port: 80 }],
-    });
-    slices.set(`shop/${name}`, [
-      {
-        namespace: 'shop',
-        name: `${name}-1`,
-        serviceName: name,
-        addressType: 'IPv4',
-        ports: [{ name: 'http', port: 8080 }],
-        endpoints: endpoints
-          .filter((endpoint) => endpoint.service === name)
-          .map((endpoint) => ({ addresses: [endpoint.address], ready: true })),
-      },
-    ]);
-  }
-  return {
-    ingresses: ingresses(),
-    services: serviceViews,
-    endpointSlices: slices,
-    secrets: new Map([
-      ['shop/tls', { namespace: 'shop', name: 'tls', data: await tlsData('secure.example.com') }],
+      endpoints.filter((endpoint) => endpoint.service === name).map(({ address }) => address),
     ]),
-    fqdnNames: new Map(),
-    endpointRules: anyRangeEndpointRules,
-  };
-}
-
-/** The controller's render of the chart's default template (model, templates, bundle). */
-async function render(): Promise<{ files: Map<string, Buffer>; model: ModelResult }> {
-  const engine = createTemplateEngine();
-  const config = readTemplateConfig(defaultTemplateConfig());
-  if ('message' in config) throw new Error(config.message);
-  const parsed = parseTemplates(engine, config);
-  if ('message' in parsed) throw new Error(parsed.message);
-  const model = requestModel({
-    snapshot: await snapshot(),
-    ingressClass: 'haptic',
-    now: new Date(),
-  });
-  const output = renderTemplates(engine, parsed, templateContext(model.model, 'haptic'));
-  if (!output.ok) throw new Error(output.message);
-  const bundle = assembleBundle(model, output.files);
-  if (!bundle.ok) throw new Error(bundle.message);
-  const files = new Map(bundle.files.map((file) => [file.path, Buffer.from(file.content)]));
-  return { files, model: bundle.model };
+  );
+  return shopSnapshot(ingresses(), addresses, 'secure.example.com');
 }
 
 /**
@@ -400,74 +345,37 @@ async function startBlackhole(): Promise<number> {
   return port;
 }
 
-async function waitForPort(port: number): Promise<void> {
-  const open = () =>
-    new Promise<boolean>((resolve) => {
-      const socket = netConnect(port, address, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => {
-        resolve(false);
-      });
-    });
-  await eventually(
-    `HAProxy listens on ${String(port)}`,
-    open,
-    (listening) => listening,
-    20_000,
-  ).catch(() => {
-    throw new Error(`HAProxy did not listen:\n${readFileSync(join(root, 'haproxy.log'), 'utf8')}`);
-  });
-}
-
-let rendered: Map<string, Buffer>;
+let rendered: ReadonlyMap<string, Buffer>;
 let model: ModelResult;
 
 beforeAll(async () => {
-  ({ files: rendered, model } = await render());
-  for (const [file, content] of rendered) {
-    const target = join(configDir, file);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, content);
-  }
-  const cfg = join(configDir, 'haproxy.cfg');
-  const env = { PATH: process.env.PATH ?? '', HAPTIC_LISTEN_ADDRESS: address };
-  execFileSync('haproxy', ['-c', '-q', '-f', cfg], { env });
-  // Only now, the endpoints become this test's backends.
-  const certificate = await selfSignedCertificate('backend.shop.svc', { parent: root });
-  const ports = new Map<string, number>();
-  for (const endpoint of endpoints) {
-    let port: number;
-    if (endpoint.kind === 'blackhole') {
-      port = await startBlackhole();
-    } else {
-      const backend = await startEchoBackend(endpoint.name, endpoint.kind, certificate);
-      backends.push(backend);
-      port = backend.port;
-    }
-    ports.set(`${endpoint.address}:8080`, port);
-  }
-  const servers = /^( {2}server \S+ )(10\.0\.0\.\d+:8080)(?= |$)/gm;
-  const text = readFileSync(cfg, 'utf8');
-  expect(text.match(servers)?.length).toBeGreaterThanOrEqual(endpoints.length);
-  writeFileSync(
-    cfg,
-    text.replace(servers, (_line, head: string, endpoint: string) => {
-      const port = ports.get(endpoint);
-      if (port === undefined) throw new Error(`no backend for ${endpoint}`);
-      return `${head}127.0.0.1:${String(port)}`;
-    }),
-  );
-  haproxy = startSupervised({
+  ({ files: rendered, model } = renderDefaultTemplate(await snapshot()));
+  haproxy = await serveRendered({
     name: 'haproxy annotations',
-    command: 'haproxy',
-    args: ['-db', '-f', cfg],
-    logFile: join(root, 'haproxy.log'),
-    env,
+    root,
+    address,
+    files: rendered,
+    // Only now, the endpoints become this test's backends.
+    backends: async () => {
+      const certificate = await selfSignedCertificate('backend.shop.svc', { parent: root });
+      const ports = new Map<string, number>();
+      for (const endpoint of endpoints) {
+        let port: number;
+        if (endpoint.kind === 'blackhole') {
+          port = await startBlackhole();
+        } else {
+          const backend = await startEchoBackend(endpoint.name, endpoint.kind, certificate);
+          backends.push(backend);
+          port = backend.port;
+        }
+        ports.set(`${endpoint.address}:8080`, port);
+      }
+      return ports;
+    },
+    servers: (pointed) => {
+      expect(pointed).toBeGreaterThanOrEqual(endpoints.length);
+    },
   });
-  await waitForPort(8080);
-  await waitForPort(8443);
 }, 60_000);
 
 afterAll(async () => {

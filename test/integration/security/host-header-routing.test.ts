@@ -13,38 +13,26 @@
  * addresses and only the rendered `server` lines are pointed at this test's loopback backends
  * before HAProxy starts; the frontend, maps and crt-list are served as rendered.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultTemplateConfig, tlsData } from '../../../bench/controller-fixture.ts';
-import { type SupervisedProcess, startSupervised } from '../../../dev/lib/supervised-process.ts';
-import type {
-  ClusterSnapshot,
-  EndpointSliceView,
-  ServiceView,
-} from '../../../src/controller/routing/cluster-snapshot.ts';
-import { assembleBundle, requestModel } from '../../../src/controller/render/render-bundle.ts';
-import { readTemplateConfig } from '../../../src/api/template-config.ts';
-import {
-  createTemplateEngine,
-  parseTemplates,
-  renderTemplates,
-  templateContext,
-} from '../../../src/controller/render/template-engine.ts';
-import { anyRangeEndpointRules } from '../../../src/validation/endpoint-addresses.ts';
+import type { SupervisedProcess } from '../../../dev/lib/supervised-process.ts';
+import type { ClusterSnapshot } from '../../../src/controller/routing/cluster-snapshot.ts';
 import { inspectConfigFiles } from '../../../src/haproxy/files-lint.ts';
 import { type IngressView, readIngress } from '../../../src/validation/ingress-view.ts';
-import { eventually } from '../../support/eventually.ts';
+import {
+  renderDefaultTemplate,
+  serveRendered,
+  shopSnapshot,
+} from '../../support/served-template.ts';
 
 /** This file's own loopback address: HAProxy binds the template's fixed ports 8080 and 8443. */
 const address = '127.0.37.1';
 const root = mkdtempSync(join(tmpdir(), 'haptic-host-header-'));
-const configDir = join(root, 'config');
 const services = ['checkout', 'exact', 'wild', 'public'] as const;
 type ServiceName = (typeof services)[number];
 const backends: Server[] = [];
@@ -87,54 +75,10 @@ async function snapshot(): Promise<ClusterSnapshot> {
     }),
     ingress('public', { rules: [{ http: { paths: [path('/public', 'Prefix', 'public')] } }] }),
   ];
-  const serviceViews = new Map<string, ServiceView>();
-  const slices = new Map<string, EndpointSliceView[]>();
-  services.forEach((name, index) => {
-    serviceViews.set(`shop/${name}`, {
-      namespace: 'shop',
-      name,
-      ports: [{ name: 'http', port: 80 }],
-    });
-    slices.set(`shop/${name}`, [
-      {
-        namespace: 'shop',
-        name: `${name}-1`,
-        serviceName: name,
-        addressType: 'IPv4',
-        ports: [{ name: 'http', port: 8080 }],
-        endpoints: [{ addresses: [`10.0.0.${index + 1}`], ready: true }],
-      },
-    ]);
-  });
-  return {
-    ingresses,
-    services: serviceViews,
-    endpointSlices: slices,
-    secrets: new Map([
-      ['shop/tls', { namespace: 'shop', name: 'tls', data: await tlsData('shop.example.com') }],
-    ]),
-    fqdnNames: new Map(),
-    endpointRules: anyRangeEndpointRules,
-  };
-}
-
-/** The controller's render of the chart's default template (model, templates, bundle). */
-async function render(): Promise<Map<string, Buffer>> {
-  const engine = createTemplateEngine();
-  const config = readTemplateConfig(defaultTemplateConfig());
-  if ('message' in config) throw new Error(config.message);
-  const parsed = parseTemplates(engine, config);
-  if ('message' in parsed) throw new Error(parsed.message);
-  const model = requestModel({
-    snapshot: await snapshot(),
-    ingressClass: 'haptic',
-    now: new Date(),
-  });
-  const output = renderTemplates(engine, parsed, templateContext(model.model, 'haptic'));
-  if (!output.ok) throw new Error(output.message);
-  const bundle = assembleBundle(model, output.files);
-  if (!bundle.ok) throw new Error(bundle.message);
-  return new Map(bundle.files.map((file) => [file.path, Buffer.from(file.content)]));
+  const endpoints = Object.fromEntries(
+    services.map((name, index) => [name, [`10.0.0.${String(index + 1)}`]]),
+  );
+  return shopSnapshot(ingresses, endpoints, 'shop.example.com');
 }
 
 /** A backend that answers `<service> <request target>`. */
@@ -149,62 +93,27 @@ async function startBackend(name: ServiceName): Promise<number> {
   return bound.port;
 }
 
-async function waitForPort(port: number): Promise<void> {
-  const open = () =>
-    new Promise<boolean>((resolve) => {
-      const socket = netConnect(port, address, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => {
-        resolve(false);
-      });
-    });
-  await eventually(
-    `HAProxy listens on ${String(port)}`,
-    open,
-    (listening) => listening,
-    20_000,
-  ).catch(() => {
-    throw new Error(`HAProxy did not listen:\n${readFileSync(join(root, 'haproxy.log'), 'utf8')}`);
-  });
-}
-
-let rendered: Map<string, Buffer>;
+let rendered: ReadonlyMap<string, Buffer>;
 
 beforeAll(async () => {
-  rendered = await render();
-  for (const [file, content] of rendered) {
-    const target = join(configDir, file);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, content);
-  }
-  const cfg = join(configDir, 'haproxy.cfg');
-  const env = { PATH: process.env.PATH ?? '', HAPTIC_LISTEN_ADDRESS: address };
-  execFileSync('haproxy', ['-c', '-q', '-f', cfg], { env });
-  // Only now, the endpoints become this test's backends.
-  const ports = new Map<string, number>();
-  for (const [index, name] of services.entries()) {
-    ports.set(`10.0.0.${index + 1}:8080`, await startBackend(name));
-  }
-  const servers = /^( {2}server \S+ )(10\.0\.0\.\d:8080)$/gm;
-  const text = readFileSync(cfg, 'utf8');
-  expect(text.match(servers)).toHaveLength(services.length);
-  writeFileSync(
-    cfg,
-    text.replace(servers, (_line, head: string, endpoint: string) => {
-      return `${head}127.0.0.1:${String(ports.get(endpoint))}`;
-    }),
-  );
-  haproxy = startSupervised({
+  rendered = renderDefaultTemplate(await snapshot()).files;
+  haproxy = await serveRendered({
     name: 'haproxy host-header',
-    command: 'haproxy',
-    args: ['-db', '-f', cfg],
-    logFile: join(root, 'haproxy.log'),
-    env,
+    root,
+    address,
+    files: rendered,
+    // Only now, the endpoints become this test's backends.
+    backends: async () => {
+      const ports = new Map<string, number>();
+      for (const [index, name] of services.entries()) {
+        ports.set(`10.0.0.${String(index + 1)}:8080`, await startBackend(name));
+      }
+      return ports;
+    },
+    servers: (pointed) => {
+      expect(pointed).toBe(services.length);
+    },
   });
-  await waitForPort(8080);
-  await waitForPort(8443);
 }, 60_000);
 
 afterAll(async () => {
