@@ -76,12 +76,15 @@ export function parseSize(text: string): Parsed<number | null> {
   return bytes === 0 ? null : bytes;
 }
 
-/** Most entries of an address list. */
-const maxRanges = 1000;
+/**
+ * Most entries of an address list: the template writes them on one line, and the lint refuses
+ * lines of more than 64 words.
+ */
+const maxRanges = 50;
 
 /**
  * A comma-separated list of IPv4 or IPv6 addresses and CIDR ranges, in the form HAProxy reads
- * (`10.0.0.0/8`, `2001:db8::/32`, `192.0.2.7`), at most 1,000.
+ * (`10.0.0.0/8`, `2001:db8::/32`, `192.0.2.7`), at most 50.
  */
 export function parseRanges(text: string): Parsed<readonly string[]> {
   const expected = {
@@ -287,6 +290,10 @@ function regexProblem(source: string): string | undefined {
       i = found.end;
     } else if (c === '(' && source[i + 1] === '?' && source[i + 2] !== ':') {
       return 'a "(?" construct other than "(?:"';
+    } else if (c === '{' && !/^\{[0-9]{1,3}(,[0-9]{0,3})?\}/.test(source.slice(i))) {
+      // `{,n}` is a quantifier to PCRE2 10.43+, text to JavaScript; bounds past 65,535 do not
+      // compile: a brace opens a quantifier of at most 999 here, and nothing else.
+      return 'a "{" that is not a quantifier {n}, {n,} or {n,m} of at most 999';
     }
   }
   return undefined;

@@ -10,6 +10,7 @@ import {
   parseName,
   parseSameSite,
   parseSeconds,
+  parseToken,
 } from './traffic-values.ts';
 
 /** Whether a parsed value was refused. */
@@ -97,4 +98,14 @@ describe('traffic annotation values', () => {
       expect(refused(parseHashBy(text))).toBe(true);
     },
   );
+});
+
+describe('a canary header value', () => {
+  it.each(['-m', '-f', '-u', '--'])('refuses %s, which HAProxy reads as an ACL flag', (text) => {
+    expect(refused(parseToken(text))).toBe(true);
+  });
+
+  it('accepts a value with inner dashes', () => {
+    expect(parseToken('v2-beta')).toBe('v2-beta');
+  });
 });

@@ -125,11 +125,14 @@ export function parseWeight(max: number): (text: string) => Parsed<number> {
   };
 }
 
-/** A header value to compare with: letters, digits and `-_.~`, at most 128. */
+/**
+ * A header value to compare with: letters, digits and `-_.~`, at most 128, not starting with
+ * `-` (HAProxy would read `-m`, `-f`, `-u` in an ACL as flags).
+ */
 export function parseToken(text: string): Parsed<string> {
   const value = text.trim();
-  if (/^[A-Za-z0-9._~-]{1,128}$/.test(value)) return value;
-  return { expected: 'letters, digits and -_.~ (at most 128)' };
+  if (/^[A-Za-z0-9._~][A-Za-z0-9._~-]{0,127}$/.test(value)) return value;
+  return { expected: 'letters, digits and -_.~, not starting with "-" (at most 128)' };
 }
 
 /** A positive whole number up to `max` (requests per second, connections). */
