@@ -42,14 +42,25 @@ export function parseHeaderNames(text: string): Parsed<readonly string[]> {
   return list ?? { expected: 'comma-separated header names ("Authorization, X-Trace")' };
 }
 
-/** Whole seconds from 0 to `max` (`Access-Control-Max-Age`). */
-export function parseSeconds(max: number): (text: string) => Parsed<number> {
+/** A whole number from `min` to `max`, read from at most 9 digits. */
+function wholeNumber(min: number, max: number, what: string): (text: string) => Parsed<number> {
   return (text) => {
     const value = text.trim();
-    if (/^[0-9]{1,9}$/.test(value) && Number(value) <= max) return Number(value);
-    return { expected: `whole seconds from 0 to ${max}` };
+    if (/^[0-9]{1,9}$/.test(value) && Number(value) >= min && Number(value) <= max) {
+      return Number(value);
+    }
+    return { expected: `${what} from ${min} to ${max}` };
   };
 }
+
+/** Whole seconds from 0 to `max` (`Access-Control-Max-Age`). */
+export const parseSeconds = (max: number) => wholeNumber(0, max, 'whole seconds');
+
+/** A whole number from 0 to `max` (a canary's weight). */
+export const parseWeight = (max: number) => wholeNumber(0, max, 'a whole number');
+
+/** A positive whole number up to `max` (requests per second, connections, a cookie's Max-Age). */
+export const parseCount = (max: number) => wholeNumber(1, max, 'a whole number');
 
 /** A cookie or header name of letters, digits, `-` and `_`. */
 export function parseName(text: string): Parsed<string> {
@@ -116,15 +127,6 @@ export function parseHashBy(text: string): Parsed<HashBy> {
   };
 }
 
-/** A whole number from 0 to `max` (a canary's weight). */
-export function parseWeight(max: number): (text: string) => Parsed<number> {
-  return (text) => {
-    const value = text.trim();
-    if (/^[0-9]{1,9}$/.test(value) && Number(value) <= max) return Number(value);
-    return { expected: `a whole number from 0 to ${max}` };
-  };
-}
-
 /**
  * A header value to compare with: letters, digits and `-_.~`, at most 128, not starting with
  * `-` (HAProxy would read `-m`, `-f`, `-u` in an ACL as flags).
@@ -133,15 +135,4 @@ export function parseToken(text: string): Parsed<string> {
   const value = text.trim();
   if (/^[A-Za-z0-9._~][A-Za-z0-9._~-]{0,127}$/.test(value)) return value;
   return { expected: 'letters, digits and -_.~, not starting with "-" (at most 128)' };
-}
-
-/** A positive whole number up to `max` (requests per second, connections). */
-export function parseCount(max: number): (text: string) => Parsed<number> {
-  return (text) => {
-    const value = text.trim();
-    if (/^[0-9]{1,9}$/.test(value) && Number(value) >= 1 && Number(value) <= max) {
-      return Number(value);
-    }
-    return { expected: `a whole number from 1 to ${max}` };
-  };
 }
